@@ -1,0 +1,155 @@
+/**
+ * Booking service throughput over HTTP: creates (spread over many slots, and all into one hot slot),
+ * lists and single reads on /v1, against in-memory PGlite and, when reachable, PostgreSQL.
+ *
+ *   npx tsx bench/bookings.ts
+ *
+ * PostgreSQL rows use BENCH_POSTGRES_URL, else postgresql://postgres@127.0.0.1:5432/postgres when
+ * reachable; the bench creates a fresh database there, migrates it, and drops it afterwards.
+ * The server runs in a child process, so autocannon (20 connections) does not share its event loop;
+ * both still share this machine's cores with the database. The key is a promo key (no rate limit).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { createApiKey } from '../src/access/keys.js';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
+import { applyMigrations } from '../src/db/migrator.js';
+import { newId } from '../src/shared/ids.js';
+import { autocannon, forkServer, reachable, statusSummary, withScratchDatabase, type AutocannonResult } from './support.js';
+
+const connections = 20;
+const secondsPerRun = 10;
+const warmUpSeconds = 2;
+const spreadSlots = 2_000;
+
+interface Fixture {
+  url: string;
+  key: string;
+  serviceId: string;
+}
+
+// ---------------------------------------------------------------- child: the server
+
+async function serve(databaseUrl: string) {
+  const config = loadConfig({ DATABASE_URL: databaseUrl, SEED_ON_START: 'never', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '10' });
+  const database = await openDatabase(parseDatabaseUrl(databaseUrl), { poolSize: config.DATABASE_POOL_SIZE });
+  await applyMigrations(database);
+  const { prisma } = database;
+  const attraction = await prisma.attraction.create({
+    data: { id: newId('attraction'), name: 'Bench Manor', description: 'Benchmark fixture', city: 'Salem', cityKey: 'salem', region: 'MA' },
+  });
+  // Capacity far above what one run books, so every create does the full capacity work and succeeds.
+  const service = await prisma.service.create({
+    data: { id: newId('service'), name: 'Bench entry', attractionId: attraction.id, durationMinutes: 30, capacity: 1_000_000 },
+  });
+  const account = await prisma.account.create({ data: { id: newId('account'), name: 'Bench' } });
+  const { key } = await createApiKey(prisma, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['bookings:read', 'bookings:write'] });
+  const app = createApp({ config, database });
+  const url = await app.listen(0, '127.0.0.1');
+  process.send!({ url, key, serviceId: service.id } satisfies Fixture);
+  // The parent asks for this process's CPU time around each measured run.
+  process.on('message', () => process.send!(process.cpuUsage()));
+  process.once('disconnect', () => void app.close().then(() => database.close()).then(() => process.exit(0)));
+}
+
+// ---------------------------------------------------------------- parent: the load
+
+/** Start of tomorrow (UTC) plus `hours`, so every slot is in the future and valid. */
+function slot(hours: number): string {
+  const start = new Date();
+  start.setUTCHours(24, 0, 0, 0);
+  return new Date(start.getTime() + hours * 3_600_000).toISOString().replace('.000Z', 'Z');
+}
+
+function createRequests(fixture: Fixture, slotFor: (index: number) => string) {
+  let index = 0;
+  return [
+    {
+      method: 'POST',
+      path: '/v1/bookings',
+      setupRequest: (request: Record<string, unknown>) => ({
+        ...request,
+        body: JSON.stringify({
+          service_id: fixture.serviceId,
+          start_time: slotFor(index++),
+          customer: { name: `Guest ${index}`, email: `guest${index}@example.com` },
+        }),
+      }),
+    },
+  ];
+}
+
+async function run(fixture: Fixture, options: Record<string, unknown>, seconds: number): Promise<AutocannonResult> {
+  return autocannon({
+    url: fixture.url,
+    connections,
+    duration: seconds,
+    headers: { authorization: `Bearer ${fixture.key}`, 'content-type': 'application/json' },
+    ...options,
+  });
+}
+
+/** CPU time the server process has used so far, in µs: on a shared machine steadier than req/s. */
+function serverCpuMicros(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    child.once('message', (usage) => resolve((usage as NodeJS.CpuUsage).user + (usage as NodeJS.CpuUsage).system));
+    child.send('cpu');
+  });
+}
+
+async function benchDatabase(label: string, databaseUrl: string) {
+  const { child, fixture } = await forkServer<Fixture>(import.meta.url, ['serve', databaseUrl]);
+  const day = slot(0).slice(0, 10);
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['POST /v1/bookings, 2,000 slots', { requests: createRequests(fixture, (index) => slot(index % spreadSlots)) }],
+    ['POST /v1/bookings, 1 hot slot', { requests: createRequests(fixture, () => slot(12)) }],
+    ['GET /v1/bookings?limit=20', { requests: [{ method: 'GET', path: '/v1/bookings?limit=20' }] }],
+    ['GET /v1/bookings?start_date=…&end_date=…&limit=100', { requests: [{ method: 'GET', path: `/v1/bookings?start_date=${day}&end_date=${day}&limit=100` }] }],
+  ];
+  const rows = [];
+  try {
+    for (const [name, options] of cases) {
+      await run(fixture, options, warmUpSeconds);
+      const cpuBefore = await serverCpuMicros(child);
+      const result = await run(fixture, options, secondsPerRun);
+      const cpuPerRequest = ((await serverCpuMicros(child)) - cpuBefore) / result.requests.total;
+      rows.push({
+        database: label,
+        case: name,
+        'req/s': Math.round(result.requests.average),
+        'p50 ms': result.latency.p50,
+        'p99 ms': result.latency.p99,
+        'server CPU ms/req': (cpuPerRequest / 1000).toFixed(2),
+        statuses: statusSummary(result),
+        errors: result.errors,
+      });
+    }
+  } finally {
+    child.disconnect();
+  }
+  return rows;
+}
+
+async function main() {
+  const [mode, databaseUrl] = process.argv.slice(2);
+  if (mode === 'serve') return serve(databaseUrl!);
+
+  const loadBefore = loadavg()[0]!;
+  const rows = await benchDatabase('PGlite (memory)', 'pglite:memory');
+  const postgresUrl = process.env['BENCH_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  if (await reachable(postgresUrl, 5432)) {
+    rows.push(...(await withScratchDatabase(postgresUrl, 'hallowgate_bench_bookings', (url) => benchDatabase('PostgreSQL (pool 10)', url))));
+  } else {
+    console.log(`(no PostgreSQL at ${postgresUrl}: its rows are skipped)`);
+  }
+  console.log(`\nBooking service over HTTP: autocannon, ${connections} connections, ${secondsPerRun} s per case after ${warmUpSeconds} s warm-up`);
+  console.log(`${cpus().length} cores; 1-minute load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (other work on the machine lowers req/s)`);
+  console.table(rows);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,66 @@
+/**
+ * Pieces every HTTP bench needs: autocannon, a server in a child process (so the load generator
+ * does not share its event loop), and a scratch PostgreSQL database.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { average: number; p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+export type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+/** `200×505 304×12`: what a run answered. */
+export function statusSummary(result: AutocannonResult): string {
+  return Object.entries(result.statusCodeStats)
+    .map(([status, { count }]) => `${status}×${count}`)
+    .join(' ');
+}
+
+/**
+ * Runs `script` (a bench file's import.meta.url) again in a child process with `args`; resolves
+ * with the child and the first message it sends (its fixture: URL, key, …).
+ */
+export function forkServer<Fixture>(script: string, args: string[]): Promise<{ child: ChildProcess; fixture: Fixture }> {
+  const child = fork(fileURLToPath(script), args, { execArgv: ['--import', 'tsx'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (fixture) => resolve({ child, fixture: fixture as Fixture }));
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+}
+
+/** Whether something listens at the URL's host and port. */
+export function reachable(url: string, defaultPort: number): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: hostname, port: Number(port || defaultPort) }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** A fresh PostgreSQL database named `<prefix>_<pid>` on the server at `serverUrl`, dropped afterwards. */
+export async function withScratchDatabase<T>(serverUrl: string, prefix: string, use: (url: string) => Promise<T>): Promise<T> {
+  const name = `${prefix}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  try {
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    return await use(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { Plan } from '../generated/prisma/enums.js';
+import { AppError, notFound, validationFailed, type FieldError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import { normalizeOrigin } from './cors.js';
+import { forgetCredential } from './credential-cache.js';
+import { createApiKey, hashSecret, newApiKeyCredentials, newSigningSecret } from './keys.js';
+import { parseRange } from './network.js';
+import { scopes } from './principal.js';
+
+/**
+ * Operator rules for accounts, API keys and widget tokens: one place, used by the GraphQL
+ * mutations (and so by the REST admin routes) and by the CLI.
+ */
+
+const origin = z.string().transform((text, context) => {
+  const normalized = normalizeOrigin(text);
+  if (normalized === null) context.addIssue({ code: 'custom', message: `"${text}" is not an origin such as https://shop.example.` });
+  return normalized ?? text;
+});
+
+const addressRange = z
+  .string()
+  .refine((text) => parseRange(text) !== null, { message: 'Not an IP address or CIDR such as 203.0.113.0/24 or 2001:db8::/32.' });
+
+const name = z.string().trim().min(1).max(200);
+
+export const newAccountInput = z.object({ name });
+
+export const newApiKeyInput = z
+  .object({
+    accountId: z.string().min(1),
+    plan: z.enum(Plan),
+    scopes: z.array(z.enum(scopes)).min(1),
+    name: name.nullish(),
+    allowedOrigins: z.array(origin).max(100).default([]),
+    ipAllowlist: z.array(addressRange).max(100).default([]),
+    promo: z.boolean().default(false),
+    requireSignature: z.boolean().default(false),
+  })
+  .refine((input) => !input.requireSignature || input.plan === 'enterprise', {
+    path: ['requireSignature'],
+    message: 'HMAC request signing is available on the enterprise plan.',
+  });
+
+export const newWidgetTokenInput = z.object({
+  accountId: z.string().min(1),
+  name: name.nullish(),
+  allowedOrigins: z.array(origin).min(1).max(100),
+  rateLimitPerMinute: z.number().int().min(1).max(1_000_000).default(600),
+});
+
+function fieldErrorCode(issue: z.core.$ZodIssue, input: unknown): string {
+  let value: unknown = input;
+  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
+  if (value === undefined || value === null) return 'required';
+  if (issue.code === 'invalid_type') return 'invalid_type';
+  if (issue.code === 'too_small' || issue.code === 'too_big') return issue.code;
+  return 'invalid';
+}
+
+/** Parses `input` or throws 422 with one field error per problem (field paths as in the input, e.g. `allowedOrigins.0`). */
+export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const fieldErrors: FieldError[] = result.error.issues.map((issue) => ({
+    field: issue.path.join('.'),
+    code: fieldErrorCode(issue, input),
+    message: issue.message,
+  }));
+  throw validationFailed(fieldErrors);
+}
+
+async function requireAccount(prisma: PrismaClient, accountId: string): Promise<void> {
+  const account = await prisma.account.findUnique({ where: { id: accountId }, select: { id: true } });
+  if (!account) throw validationFailed([{ field: 'accountId', code: 'not_found', message: `No account with id "${accountId}".` }]);
+}
+
+export function createAccount(prisma: PrismaClient, input: unknown) {
+  const { name } = parseInput(newAccountInput, input);
+  return prisma.account.create({ data: { id: newId('account'), name } });
+}
+
+/** Issues a key; the returned `key` (and `signingSecret`) are the only copies ever shown. */
+export async function issueApiKey(prisma: PrismaClient, input: unknown) {
+  const parsed = parseInput(newApiKeyInput, input);
+  await requireAccount(prisma, parsed.accountId);
+  return createApiKey(prisma, parsed);
+}
+
+async function findApiKey(prisma: PrismaClient, id: string) {
+  const record = await prisma.apiKey.findUnique({ where: { id } });
+  if (!record) throw notFound('API key', id);
+  return record;
+}
+
+/** Revokes a key at once in this process (other processes within the credential cache's few seconds). Repeating it changes nothing. */
+export async function revokeApiKey(prisma: PrismaClient, id: string, now: Date) {
+  const record = await findApiKey(prisma, id);
+  const revoked = record.revokedAt ? record : await prisma.apiKey.update({ where: { id }, data: { revokedAt: now } });
+  forgetCredential(id);
+  return revoked;
+}
+
+/** Replaces the secret (and the signing secret, where there is one); the old ones stop working. */
+export async function rotateApiKey(prisma: PrismaClient, id: string) {
+  const existing = await findApiKey(prisma, id);
+  if (existing.revokedAt) throw new AppError('key_revoked', `The API key "${id}" is revoked and cannot be rotated.`);
+  const credentials = newApiKeyCredentials(id);
+  const signingSecret = existing.signingSecret ? newSigningSecret() : null;
+  const record = await prisma.apiKey.update({
+    where: { id },
+    data: { secretHash: hashSecret(credentials.secret), signingSecret },
+  });
+  forgetCredential(id);
+  return { record, key: credentials.key, signingSecret };
+}
+
+export async function createWidgetToken(prisma: PrismaClient, input: unknown) {
+  const parsed = parseInput(newWidgetTokenInput, input);
+  await requireAccount(prisma, parsed.accountId);
+  return prisma.widgetToken.create({
+    data: {
+      id: newId('widgetToken'),
+      accountId: parsed.accountId,
+      name: parsed.name ?? null,
+      allowedOrigins: parsed.allowedOrigins,
+      rateLimitPerMinute: parsed.rateLimitPerMinute,
+    },
+  });
+}
+
+export async function revokeWidgetToken(prisma: PrismaClient, id: string, now: Date) {
+  const record = await prisma.widgetToken.findUnique({ where: { id } });
+  if (!record) throw notFound('widget token', id);
+  const revoked = record.revokedAt ? record : await prisma.widgetToken.update({ where: { id }, data: { revokedAt: now } });
+  forgetCredential(id);
+  return revoked;
+}

@@ -1,0 +1,62 @@
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { cachedCredential } from './credential-cache.js';
+import { parseApiKey, principalForKey, unauthenticated, verifyApiKey } from './keys.js';
+import { parseRanges, type AddressRange } from './network.js';
+import type { Principal } from './principal.js';
+import type { SigningKey } from './signature-check.js';
+
+const widgetTokenPattern = /^wt_[A-Za-z0-9]{8,64}$/;
+
+/** A verified credential and the rules it carries for the access gate. */
+export interface Credential {
+  principal: Principal;
+  allowedOrigins: readonly string[];
+  /** Empty: any address. */
+  ipAllowlist: readonly AddressRange[];
+  /** Null for widget tokens, which are never signed. */
+  signing: SigningKey | null;
+}
+
+function loadApiKey(prisma: PrismaClient, keyId: string) {
+  return cachedCredential(keyId, async () => {
+    const record = await prisma.apiKey.findUnique({ where: { id: keyId } });
+    return record && { record, ipAllowlist: parseRanges(record.ipAllowlist) };
+  });
+}
+
+function loadWidgetToken(prisma: PrismaClient, tokenId: string) {
+  return cachedCredential(tokenId, () => prisma.widgetToken.findUnique({ where: { id: tokenId } }));
+}
+
+/**
+ * Resolves an Authorization header to the calling credential. No header gives null (the caller
+ * decides whether anonymous access is allowed); anything malformed, unknown, revoked or expired is 401.
+ */
+export async function authenticate(prisma: PrismaClient, authorization: string | undefined, now: Date): Promise<Credential | null> {
+  if (authorization === undefined || authorization === '') return null;
+  const match = /^Bearer ([^\s]+)$/i.exec(authorization.trim());
+  if (!match) throw unauthenticated('Authorization must be "Bearer <KEY_ID>.<SECRET>".');
+  const presented = match[1]!;
+
+  if (widgetTokenPattern.test(presented)) {
+    const token = await loadWidgetToken(prisma, presented);
+    if (!token || token.revokedAt) throw unauthenticated('The widget token is not valid.');
+    return {
+      principal: { kind: 'widget_token', tokenId: token.id, accountId: token.accountId, rateLimitPerMinute: token.rateLimitPerMinute },
+      allowedOrigins: token.allowedOrigins,
+      ipAllowlist: [],
+      signing: null,
+    };
+  }
+
+  const parsed = parseApiKey(presented);
+  if (!parsed) throw unauthenticated('The API key is malformed; expected <KEY_ID>.<SECRET>.');
+  const loaded = await loadApiKey(prisma, parsed.keyId);
+  const record = verifyApiKey(loaded?.record ?? null, parsed.secret, now);
+  return {
+    principal: principalForKey(record),
+    allowedOrigins: record.allowedOrigins,
+    ipAllowlist: loaded!.ipAllowlist,
+    signing: { id: record.id, signingSecret: record.signingSecret, requireSignature: record.requireSignature },
+  };
+}

@@ -1,0 +1,144 @@
+import { Redis } from 'ioredis';
+import { ConfigurationError } from '../config.js';
+import type { AppServices } from '../graphql/context.js';
+import { AppError } from '../shared/errors.js';
+import { authenticate, type Credential } from './authenticate.js';
+import { corsGrantHeaders, preflightHeaders, requestOriginOf, type RequestOrigin } from './cors.js';
+import { createClientAddressResolver, isInRanges, parseRange, type AddressRange } from './network.js';
+import type { Principal } from './principal.js';
+import { createRateLimiter, limitFor, rateLimitHeaders, type RateLimitStatus } from './rate-limit.js';
+import { checkSignature, createMemoryReplayGuard, createRedisReplayGuard } from './signature-check.js';
+
+/** The parts of an HTTP request that access rules look at. */
+export interface GateRequest {
+  method: string;
+  /** Path and query exactly as sent, e.g. /v1/bookings?limit=5 */
+  target: string;
+  headers: Record<string, string | string[] | undefined>;
+  remoteAddress: string;
+  body: Buffer;
+}
+
+export interface Admission {
+  principal: Principal | null;
+  /** Headers every response to this request carries (rate-limit status, CORS). */
+  headers: Record<string, string>;
+}
+
+export interface AccessGate {
+  /**
+   * Decides whether a request may proceed, in this order: credential (401), origin (403
+   * origin_not_allowed), client address (403 ip_not_allowed), signature (401), rate limit (429).
+   * Throws AppError when not; the error carries the headers its response needs.
+   */
+  admit(request: GateRequest): Promise<Admission>;
+  /** Counts one more operation of an already admitted principal (a WebSocket subscribe); throws 429 when over. */
+  meter(principal: Principal): Promise<void>;
+  /** Response headers for a CORS preflight; null when the request is not one. */
+  preflight(headers: GateRequest['headers']): Record<string, string> | null;
+  close(): Promise<void>;
+}
+
+export interface AccessGateOptions {
+  /** Shares rate-limit counters and seen signatures between instances. */
+  redisUrl?: string | undefined;
+  /** Comma-separated CIDRs of proxies whose X-Forwarded-For is believed. */
+  trustedProxies?: string;
+}
+
+function header(request: GateRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function parseTrustedProxies(text: string): AddressRange[] {
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const range = parseRange(entry);
+      if (!range) throw new ConfigurationError(`TRUSTED_PROXIES has "${entry}", which is not an IP address or CIDR`);
+      return range;
+    });
+}
+
+/** Refusals keep the CORS grant the request earned, so a permitted page can read why it was refused. */
+function withHeaders(error: unknown, headers: Record<string, string>): unknown {
+  if (error instanceof AppError) Object.assign(error.headers, headers);
+  return error;
+}
+
+function subjectOf(principal: Principal): string {
+  return principal.kind === 'api_key' ? principal.keyId : principal.tokenId;
+}
+
+export function createAccessGate(services: AppServices, options: AccessGateOptions = {}): AccessGate {
+  const clientAddress = createClientAddressResolver(parseTrustedProxies(options.trustedProxies ?? ''));
+  const redis = options.redisUrl ? new Redis(options.redisUrl, { maxRetriesPerRequest: 2 }) : undefined;
+  redis?.on('error', (error: Error) => services.logger.warn({ err: error }, 'access gate: Redis error'));
+  const rateLimiter = createRateLimiter(redis);
+  const replayGuard = redis ? createRedisReplayGuard(redis) : createMemoryReplayGuard();
+
+  async function rateLimitStatus(principal: Principal, now: Date): Promise<RateLimitStatus> {
+    const { limit, bypassed } = limitFor(principal, now);
+    return bypassed ? rateLimiter.bypassedStatus(limit, now) : rateLimiter.take(subjectOf(principal), limit, now);
+  }
+
+  /** Who may read the response from a browser: only an origin the credential lists, or a same-origin page. */
+  function corsFor({ crossOrigin, sameOrigin }: RequestOrigin, credential: Credential): Record<string, string> {
+    const listed = crossOrigin !== null && credential.allowedOrigins.includes(crossOrigin);
+    // Widget tokens are public, so their origins are their only binding; keys that list origins are bound to them too.
+    const refused =
+      credential.principal.kind === 'widget_token'
+        ? !sameOrigin && !listed
+        : crossOrigin !== null && credential.allowedOrigins.length > 0 && !listed;
+    if (refused) {
+      throw new AppError('origin_not_allowed', `Requests from ${crossOrigin ?? 'pages without an Origin'} are not allowed for this credential.`);
+    }
+    return listed ? corsGrantHeaders(crossOrigin) : {};
+  }
+
+  async function admitCredential(request: GateRequest, origin: RequestOrigin, credential: Credential, now: Date): Promise<Admission> {
+    const cors = corsFor(origin, credential);
+    try {
+      if (credential.ipAllowlist.length > 0) {
+        const address = clientAddress(request.remoteAddress, header(request, 'x-forwarded-for'));
+        if (!isInRanges(address, credential.ipAllowlist)) {
+          throw new AppError('ip_not_allowed', `Requests from ${address} are not allowed for this key.`);
+        }
+      }
+      if (credential.signing) {
+        await checkSignature(credential.signing, { ...request, header: (name) => header(request, name) }, now, replayGuard);
+      }
+      const status = await rateLimitStatus(credential.principal, now);
+      return { principal: credential.principal, headers: { ...rateLimitHeaders(status), ...cors } };
+    } catch (error) {
+      throw withHeaders(error, cors);
+    }
+  }
+
+  return {
+    async admit(request) {
+      const now = services.clock();
+      // Anonymous answers and refusals of unknown credentials hold nothing private, so any page may read them.
+      const origin = requestOriginOf(request.headers);
+      const publicCors = origin.crossOrigin ? corsGrantHeaders(origin.crossOrigin) : {};
+      let credential: Credential | null;
+      try {
+        credential = await authenticate(services.prisma, header(request, 'authorization'), now);
+      } catch (error) {
+        throw withHeaders(error, publicCors);
+      }
+      if (!credential) return { principal: null, headers: publicCors };
+      return admitCredential(request, origin, credential, now);
+    },
+    async meter(principal) {
+      await rateLimitStatus(principal, services.clock());
+    },
+    preflight: preflightHeaders,
+    async close() {
+      await redis?.quit().catch(() => redis.disconnect());
+    },
+  };
+}

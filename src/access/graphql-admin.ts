@@ -1,0 +1,123 @@
+import type { ApiKey } from '../generated/prisma/client.js';
+import { builder } from '../graphql/builder.js';
+import { createAccount, createWidgetToken, issueApiKey, revokeApiKey, revokeWidgetToken, rotateApiKey } from './admin.js';
+import { ApiKeyNode, PlanEnum } from './graphql-types.js';
+
+/** Operator queries and mutations (scope `admin`); the REST routes under /v1/admin run these. */
+
+const adminOnly = { scope: 'admin' } as const;
+
+/** GraphQL gives absent optional fields as null; the domain rules treat them as not given. */
+function givenFields(input: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined));
+}
+
+const CreateAccountInput = builder.inputType('CreateAccountInput', {
+  fields: (t) => ({ name: t.string({ required: true }) }),
+});
+
+const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
+  fields: (t) => ({
+    accountId: t.id({ required: true }),
+    plan: t.field({ type: PlanEnum, required: true }),
+    scopes: t.stringList({ required: true, description: 'Any of bookings:read, bookings:write, webhooks:manage, directory:read, analytics:read, admin.' }),
+    name: t.string(),
+    allowedOrigins: t.stringList({ description: 'Origins (https://shop.example) that may call with this key from a browser.' }),
+    ipAllowlist: t.stringList({ description: 'IPv4 and IPv6 addresses or CIDRs; empty allows any address.' }),
+    promo: t.boolean({ description: 'Unlimited until 2027-07-31 23:59:59 America/Chicago, then the plan limit.' }),
+    requireSignature: t.boolean({ description: 'Reject unsigned requests (enterprise plan).' }),
+  }),
+});
+
+const CreateWidgetTokenInput = builder.inputType('CreateWidgetTokenInput', {
+  fields: (t) => ({
+    accountId: t.id({ required: true }),
+    allowedOrigins: t.stringList({ required: true }),
+    rateLimitPerMinute: t.int(),
+    name: t.string(),
+  }),
+});
+
+interface IssuedApiKeyShape {
+  record: ApiKey;
+  key: string;
+  signingSecret: string | null;
+}
+
+const IssuedApiKey = builder.objectRef<IssuedApiKeyShape>('IssuedApiKey').implement({
+  description: 'A key with its secret, shown only in this answer; only a hash is stored.',
+  fields: (t) => ({
+    apiKey: t.field({ type: ApiKeyNode, resolve: (issued) => issued.record }),
+    key: t.exposeString('key', { description: 'The whole credential, <KEY_ID>.<SECRET>.' }),
+    signingSecret: t.exposeString('signingSecret', { nullable: true, description: 'HMAC signing secret, where signing is on.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  accounts: t.prismaConnection({
+    type: 'Account',
+    cursor: 'id',
+    authScopes: adminOnly,
+    description: 'Every account (operators).',
+    resolve: (query, _root, _args, context) => context.prisma.account.findMany({ ...query }),
+  }),
+  apiKeys: t.prismaConnection({
+    type: 'ApiKey',
+    cursor: 'id',
+    authScopes: adminOnly,
+    description: 'API keys, revoked ones included, optionally of one account (operators).',
+    args: { accountId: t.arg.id() },
+    resolve: (query, _root, args, context) =>
+      context.prisma.apiKey.findMany({ ...query, where: args.accountId ? { accountId: args.accountId } : {} }),
+  }),
+  widgetTokens: t.prismaConnection({
+    type: 'WidgetToken',
+    cursor: 'id',
+    authScopes: adminOnly,
+    description: 'Widget tokens, optionally of one account (operators).',
+    args: { accountId: t.arg.id() },
+    resolve: (query, _root, args, context) =>
+      context.prisma.widgetToken.findMany({ ...query, where: args.accountId ? { accountId: args.accountId } : {} }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createAccount: t.prismaField({
+    type: 'Account',
+    authScopes: adminOnly,
+    args: { input: t.arg({ type: CreateAccountInput, required: true }) },
+    resolve: (_query, _root, args, context) => createAccount(context.prisma, args.input),
+  }),
+  createApiKey: t.field({
+    type: IssuedApiKey,
+    authScopes: adminOnly,
+    args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
+    resolve: (_root, args, context) => issueApiKey(context.prisma, givenFields(args.input)),
+  }),
+  revokeApiKey: t.prismaField({
+    type: 'ApiKey',
+    authScopes: adminOnly,
+    description: 'Revokes a key; repeating it changes nothing.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, context) => revokeApiKey(context.prisma, args.id, context.services.clock()),
+  }),
+  rotateApiKey: t.field({
+    type: IssuedApiKey,
+    authScopes: adminOnly,
+    description: 'Gives the key a new secret (and signing secret); the old ones stop working.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, context) => rotateApiKey(context.prisma, args.id),
+  }),
+  createWidgetToken: t.prismaField({
+    type: 'WidgetToken',
+    authScopes: adminOnly,
+    args: { input: t.arg({ type: CreateWidgetTokenInput, required: true }) },
+    resolve: (_query, _root, args, context) => createWidgetToken(context.prisma, givenFields(args.input)),
+  }),
+  revokeWidgetToken: t.prismaField({
+    type: 'WidgetToken',
+    authScopes: adminOnly,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, context) => revokeWidgetToken(context.prisma, args.id, context.services.clock()),
+  }),
+}));

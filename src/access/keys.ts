@@ -1,0 +1,88 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ApiKey, Plan, PrismaClient } from '../generated/prisma/client.js';
+import { AppError } from '../shared/errors.js';
+import { newId, randomToken } from '../shared/ids.js';
+import { isScope, type Principal, type Scope } from './principal.js';
+
+const keyPattern = /^(key_[A-Za-z0-9]{6,40})\.([A-Za-z0-9_]{16,128})$/;
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Splits `<KEY_ID>.<SECRET>`; null when the text cannot be a key. */
+export function parseApiKey(text: string): { keyId: string; secret: string } | null {
+  const match = keyPattern.exec(text);
+  return match ? { keyId: match[1]!, secret: match[2]! } : null;
+}
+
+/** A new secret for `keyId` (a new key unless given); `key` is the whole credential the client sends. */
+export function newApiKeyCredentials(keyId = newId('apiKey')): { keyId: string; secret: string; key: string } {
+  const secret = `sk_${randomToken(32)}`;
+  return { keyId, secret, key: `${keyId}.${secret}` };
+}
+
+export interface NewApiKey {
+  accountId: string;
+  plan: Plan;
+  scopes: Scope[];
+  name?: string | null;
+  allowedOrigins?: string[];
+  ipAllowlist?: string[];
+  promo?: boolean;
+  requireSignature?: boolean;
+  expiresAt?: Date | null;
+}
+
+export function newSigningSecret(): string {
+  return `hs_${randomToken(32)}`;
+}
+
+/** Creates a key and returns the only copy of its secret. */
+export async function createApiKey(prisma: PrismaClient, input: NewApiKey, credentials = newApiKeyCredentials()) {
+  // Enterprise keys may sign; keys that must sign need the secret whatever their plan.
+  const signingSecret = input.requireSignature || input.plan === 'enterprise' ? newSigningSecret() : null;
+  const record = await prisma.apiKey.create({
+    data: {
+      id: credentials.keyId,
+      accountId: input.accountId,
+      name: input.name ?? null,
+      secretHash: hashSecret(credentials.secret),
+      plan: input.plan,
+      scopes: input.scopes,
+      allowedOrigins: input.allowedOrigins ?? [],
+      ipAllowlist: input.ipAllowlist ?? [],
+      promo: input.promo ?? false,
+      requireSignature: input.requireSignature ?? false,
+      signingSecret,
+      expiresAt: input.expiresAt ?? null,
+    },
+  });
+  return { record, key: credentials.key, signingSecret };
+}
+
+export function unauthenticated(message: string): AppError {
+  return new AppError('unauthenticated', message, { headers: { 'www-authenticate': 'Bearer realm="hallowgate"' } });
+}
+
+export function principalForKey(record: ApiKey): Principal {
+  return {
+    kind: 'api_key',
+    keyId: record.id,
+    accountId: record.accountId,
+    scopes: record.scopes.filter(isScope),
+    plan: record.plan,
+    promo: record.promo,
+  };
+}
+
+/** Checks a presented key against its stored hash in constant time; throws 401 on any failure. */
+export function verifyApiKey(record: ApiKey | null, secret: string, now: Date): ApiKey {
+  const presented = Buffer.from(hashSecret(secret), 'hex');
+  const stored = Buffer.from(record?.secretHash ?? '0'.repeat(64), 'hex');
+  const matches = presented.length === stored.length && timingSafeEqual(presented, stored);
+  if (!record || !matches) throw unauthenticated('The API key is not valid.');
+  if (record.revokedAt) throw unauthenticated('The API key has been revoked.');
+  if (record.expiresAt && record.expiresAt <= now) throw unauthenticated('The API key has expired.');
+  return record;
+}

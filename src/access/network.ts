@@ -1,0 +1,55 @@
+import ipaddr from 'ipaddr.js';
+
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+export type AddressRange = [Address, number];
+
+/** Reads an address, treating IPv4-mapped IPv6 (::ffff:10.0.0.1, as Node reports it) as the IPv4 it carries. */
+function parseAddress(text: string): Address | null {
+  try {
+    return ipaddr.process(text.trim());
+  } catch {
+    return null;
+  }
+}
+
+/** Reads `10.0.0.0/8`, `2001:db8::/32`, or a single address (a /32 or /128); null when malformed. */
+export function parseRange(text: string): AddressRange | null {
+  const trimmed = text.trim();
+  if (trimmed.includes('/')) {
+    if (!ipaddr.isValidCIDR(trimmed)) return null;
+    const [address, bits] = ipaddr.parseCIDR(trimmed);
+    if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
+      return [(address as ipaddr.IPv6).toIPv4Address(), bits - 96];
+    }
+    return [address, bits];
+  }
+  const address = parseAddress(trimmed);
+  return address ? [address, address.kind() === 'ipv4' ? 32 : 128] : null;
+}
+
+export function parseRanges(texts: readonly string[]): AddressRange[] {
+  return texts.map(parseRange).filter((range): range is AddressRange => range !== null);
+}
+
+export function isInRanges(addressText: string, ranges: readonly AddressRange[]): boolean {
+  const address = parseAddress(addressText);
+  if (!address) return false;
+  return ranges.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits));
+}
+
+/**
+ * The calling client's address. X-Forwarded-For is believed only hop by hop from the right, and only
+ * while each hop that reported it is a trusted proxy, so a client cannot forge its address by
+ * sending the header itself.
+ */
+export function createClientAddressResolver(trustedProxies: readonly AddressRange[]) {
+  return function clientAddress(remoteAddress: string, forwardedFor: string | undefined): string {
+    let client = remoteAddress;
+    const hops = (forwardedFor ?? '')
+      .split(',')
+      .map((hop) => hop.trim())
+      .filter(Boolean);
+    while (hops.length > 0 && isInRanges(client, trustedProxies)) client = hops.pop()!;
+    return client;
+  };
+}

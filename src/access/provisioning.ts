@@ -1,0 +1,37 @@
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { newId } from '../shared/ids.js';
+import { createApiKey, hashSecret, parseApiKey } from './keys.js';
+import { scopes } from './principal.js';
+
+export const operatorAccountId = 'acct_operator';
+
+/**
+ * Makes sure the operator key named by ADMIN_API_KEY exists with exactly that secret and the
+ * admin scope. Only the hash is stored; an existing key with another secret is re-keyed.
+ * Instances starting together on one database may run this at once: inserts that find the row
+ * already there do nothing (ON CONFLICT DO NOTHING) instead of failing.
+ */
+export async function ensureOperatorKey(prisma: PrismaClient, adminApiKey: string): Promise<string> {
+  const parsed = parseApiKey(adminApiKey);
+  if (!parsed) throw new Error('ADMIN_API_KEY must look like key_<id>.<secret>');
+  const operatorKey = { secretHash: hashSecret(parsed.secret), scopes: ['admin'], revokedAt: null, expiresAt: null };
+  await prisma.account.createMany({ data: [{ id: operatorAccountId, name: 'Operators' }], skipDuplicates: true });
+  await prisma.apiKey.createMany({
+    data: [{ id: parsed.keyId, accountId: operatorAccountId, name: 'ADMIN_API_KEY', plan: 'business', ...operatorKey }],
+    skipDuplicates: true,
+  });
+  await prisma.apiKey.update({ where: { id: parsed.keyId }, data: operatorKey });
+  return parsed.keyId;
+}
+
+/** A demo account with a key holding every scope but admin, for trying the API after first start. */
+export async function createDemoAccount(prisma: PrismaClient): Promise<{ accountId: string; key: string }> {
+  const account = await prisma.account.create({ data: { id: newId('account'), name: 'Demo Haunts Inc.' } });
+  const { key } = await createApiKey(prisma, {
+    accountId: account.id,
+    plan: 'pro',
+    name: 'demo',
+    scopes: scopes.filter((scope) => scope !== 'admin'),
+  });
+  return { accountId: account.id, key };
+}

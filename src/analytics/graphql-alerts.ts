@@ -1,0 +1,126 @@
+// Alert rules and fired usage alerts: listed on Viewer, managed by mutations, streamed by a subscription.
+import type { UsageAlert } from '../generated/prisma/client.js';
+import { AlertMetric } from '../generated/prisma/enums.js';
+import type { Context } from '../graphql/context.js';
+import { builder } from '../graphql/builder.js';
+import { AppError } from '../shared/errors.js';
+import { parseAlertRuleInput } from './alerts.js';
+import { newId } from '../shared/ids.js';
+import { ViewerRef } from './viewer.js';
+
+const AlertMetricEnum = builder.enumType('AlertMetric', {
+  description: 'rate_limit_share: requests in a minute over the per-minute limit (0–1); daily_requests: requests in a UTC day; error_rate: 4xx and 5xx share of the requests in a window (0–1, judged from 10 requests on).',
+  values: Object.values(AlertMetric),
+});
+
+const AlertRuleRef = builder.prismaObject('AlertRule', {
+  description: 'A threshold on one key’s usage. It fires at most once per window.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    apiKeyId: t.exposeID('apiKeyId'),
+    metric: t.expose('metric', { type: AlertMetricEnum }),
+    threshold: t.exposeFloat('threshold'),
+    windowMinutes: t.exposeInt('windowMinutes', { description: 'The error_rate window; rate_limit_share uses a minute and daily_requests a UTC day.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+const UsageAlertRef = builder.prismaObject('UsageAlert', {
+  description: 'A rule that fired: its measure reached the threshold in one window.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    ruleId: t.exposeID('ruleId'),
+    apiKeyId: t.exposeID('apiKeyId'),
+    metric: t.expose('metric', { type: AlertMetricEnum }),
+    threshold: t.exposeFloat('threshold'),
+    value: t.exposeFloat('value'),
+    windowStart: t.expose('windowStart', { type: 'DateTime' }),
+    windowEnd: t.expose('windowEnd', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+const analyticsScope = { scope: 'analytics:read' } as const;
+
+/** The calling API key's id; usage and its rules exist for API keys only. */
+function callingKeyId(context: Context): string {
+  if (context.principal?.kind !== 'api_key') throw new AppError('insufficient_scope', 'Usage alerts exist for API keys only.');
+  return context.principal.keyId;
+}
+
+builder.objectFields(ViewerRef, (t) => ({
+  alertRules: t.prismaField({
+    type: [AlertRuleRef],
+    authScopes: analyticsScope,
+    description: 'The calling key’s alert rules, oldest first.',
+    resolve: (query, _principal, _args, context) =>
+      context.prisma.alertRule.findMany({ ...query, where: { apiKeyId: callingKeyId(context) }, orderBy: { createdAt: 'asc' } }),
+  }),
+  usageAlerts: t.prismaField({
+    type: [UsageAlertRef],
+    authScopes: analyticsScope,
+    description: 'Alerts fired for the calling key, newest first.',
+    args: { first: t.arg.int({ defaultValue: 50, description: '1 to 100.' }) },
+    resolve: (query, _principal, args, context) => {
+      const first = args.first ?? 50;
+      if (first < 1 || first > 100) throw new AppError('invalid_parameter', 'first must be between 1 and 100.', { fieldErrors: [{ field: 'first', code: 'out_of_range', message: 'Between 1 and 100.' }] });
+      return context.prisma.usageAlert.findMany({ ...query, where: { apiKeyId: callingKeyId(context) }, orderBy: { createdAt: 'desc' }, take: first });
+    },
+  }),
+}));
+
+const AlertRuleInput = builder.inputType('AlertRuleInput', {
+  fields: (t) => ({
+    metric: t.field({ type: AlertMetricEnum, required: true }),
+    threshold: t.float({ required: true, description: 'A share between 0 and 1, or a number of requests for daily_requests.' }),
+    windowMinutes: t.int({ description: 'error_rate only: 1 to 1440; 60 when not given.' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createAlertRule: t.prismaField({
+    type: AlertRuleRef,
+    authScopes: analyticsScope,
+    description: 'Adds an alert rule to the calling key.',
+    args: { input: t.arg({ type: AlertRuleInput, required: true }) },
+    resolve: (query, _root, args, context) => {
+      const input = parseAlertRuleInput({ ...args.input, windowMinutes: args.input.windowMinutes ?? undefined });
+      return context.prisma.alertRule.create({
+        ...query,
+        data: { id: newId('alertRule'), apiKeyId: callingKeyId(context), ...input },
+      });
+    },
+  }),
+  deleteAlertRule: t.prismaField({
+    type: AlertRuleRef,
+    authScopes: analyticsScope,
+    description: 'Removes one of the calling key’s alert rules; its fired alerts go with it.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, context) => {
+      const rule = await context.prisma.alertRule.findFirst({ ...query, where: { id: String(args.id), apiKeyId: callingKeyId(context) } });
+      if (!rule) throw new AppError('not_found', `No alert rule ${String(args.id)}.`);
+      await context.prisma.alertRule.delete({ where: { id: rule.id } });
+      return rule;
+    },
+  }),
+}));
+
+/** Alerts fired for any key of the caller's account, as they are stored (by whichever instance). */
+async function* accountAlerts(context: Context): AsyncGenerator<UsageAlert> {
+  const bus = context.services.usageAlerts;
+  if (!bus || !context.principal) return;
+  for await (const alertId of bus.subscribe(context.principal.accountId)) {
+    const alert = await context.prisma.usageAlert.findUnique({ where: { id: alertId } });
+    if (alert) yield alert;
+  }
+}
+
+builder.subscriptionField('usageAlerts', (t) =>
+  t.field({
+    type: UsageAlertRef,
+    authScopes: analyticsScope,
+    description: 'Usage alerts of the account’s keys, as they fire (event `api_key.usage_alert`).',
+    subscribe: (_root, _args, context) => accountAlerts(context),
+    resolve: (alert) => alert,
+  }),
+);

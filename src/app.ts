@@ -1,0 +1,120 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import { createAccessGate } from './access/gate.js';
+import { createUsageAlertBus } from './analytics/alert-bus.js';
+import { evaluateAlertRules } from './analytics/alerts.js';
+import { createUsageRecorder } from './analytics/recorder.js';
+import type { Config } from './config.js';
+import type { Database } from './db/connection.js';
+import { createBookingEventBus } from './events/bus.js';
+import { createDeliveryWorker, parseSchedule } from './events/webhooks/worker.js';
+import type { AppServices } from './graphql/context.js';
+import { restRoutes } from './rest/index.js';
+import { createRestRouter } from './rest/router.js';
+import { systemClock, type Clock } from './shared/clock.js';
+import { createRequestHandler } from './server/http.js';
+import { renderMetrics } from './server/metrics.js';
+import { attachGraphQLWebSocket } from './server/websocket.js';
+import { createGraphQLServer } from './server/yoga.js';
+import { serveWidgetAsset } from './widget/serve.js';
+
+export interface AppOptions {
+  config: Config;
+  /** An open, migrated database. */
+  database: Database;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface App {
+  server: Server;
+  services: AppServices;
+  /** Starts listening; resolves with the base URL, e.g. http://127.0.0.1:4000 */
+  listen(port?: number, host?: string): Promise<string>;
+  /** Stops accepting work, finishes what is in flight, and releases every resource. */
+  close(): Promise<void>;
+}
+
+/** Wires the services, GraphQL, REST and WebSocket surfaces onto one HTTP server. */
+export function createApp(options: AppOptions): App {
+  const { config, database } = options;
+  const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
+  const bookingEventBus = createBookingEventBus({ redisUrl: config.REDIS_URL });
+  const usageAlerts = createUsageAlertBus({ redisUrl: config.REDIS_URL });
+  const services: AppServices = {
+    prisma: database.prisma,
+    logger,
+    clock: options.clock ?? systemClock,
+    bookingEventBus,
+    config,
+    usageAlerts,
+  };
+  const gate = createAccessGate(services, { redisUrl: config.REDIS_URL, trustedProxies: config.TRUSTED_PROXIES });
+  const yoga = createGraphQLServer(services);
+  const usage = config.ANALYTICS_ENABLED
+    ? createUsageRecorder({
+        prisma: database.prisma,
+        logger,
+        clock: services.clock,
+        flushMs: config.ANALYTICS_FLUSH_MS,
+        afterFlush: (buckets) => evaluateAlertRules(database.prisma, usageAlerts, buckets),
+      })
+    : undefined;
+  const handler = createRequestHandler({
+    services,
+    gate,
+    yoga,
+    rest: createRestRouter(restRoutes),
+    usage,
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    isReady: () =>
+      database.ping().then(
+        () => true,
+        () => false,
+      ),
+    metrics: renderMetrics,
+    serveAsset: serveWidgetAsset,
+  });
+  const deliveryWorker = createDeliveryWorker({
+    prisma: database.prisma,
+    logger,
+    clock: services.clock,
+    retrySchedule: parseSchedule(config.WEBHOOK_RETRY_SCHEDULE),
+    pollMs: config.WEBHOOK_POLL_MS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+  });
+  const server = createServer((request, response) => void handler(request, response));
+  const webSocket = attachGraphQLWebSocket(server, yoga, gate, usage);
+
+  return {
+    server,
+    services,
+    listen(port = config.PORT, host = config.HOST) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          deliveryWorker.start();
+          usage?.start();
+          const address = server.address() as AddressInfo;
+          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve(`http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${address.port}`);
+        });
+      });
+    },
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await webSocket.close();
+      server.closeIdleConnections();
+      await closed;
+      // After the last response, so every request is counted.
+      await usage?.stop();
+      await deliveryWorker.stop();
+      await bookingEventBus.close();
+      await usageAlerts.close();
+      await gate.close();
+    },
+  };
+}

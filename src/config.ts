@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['0', '1', 'true', 'false', ''])
+  .optional()
+  .transform((value) => value === '1' || value === 'true');
+
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  ADMIN_API_KEY: z
+    .string()
+    .regex(/^key_[A-Za-z0-9]+\.[A-Za-z0-9_]+$/, 'must look like key_<id>.<secret>')
+    .optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WEBHOOK_ALLOW_PRIVATE: booleanFlag,
+  /** Comma-separated CIDRs of proxies whose X-Forwarded-For is believed. */
+  TRUSTED_PROXIES: z.string().default(''),
+  /** Seed an empty database at start (embedded PGlite only unless forced). */
+  SEED_ON_START: z.enum(['auto', 'always', 'never']).default('auto'),
+  /** Waits between webhook attempts, e.g. "5s,5m,30m,2h,5h,10h,10h"; a delivery fails after the last. */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(ms|s|m|h)(,\d+(ms|s|m|h))*$/, 'must look like 5s,5m,30m,2h')
+    .default('5s,5m,30m,2h,5h,10h,10h'),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** An endpoint failing without a success for this long is disabled. */
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(1000).default(5 * 24 * 3_600_000),
+  /** Largest accepted request body in bytes. */
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_000_000),
+  /** Record per-key usage (on unless set to 0 or false; the bench turns it off to measure its cost). */
+  ANALYTICS_ENABLED: z
+    .enum(['0', '1', 'true', 'false'])
+    .default('1')
+    .transform((value) => value === '1' || value === 'true'),
+  /** How often in-memory usage buckets are written to the database. */
+  ANALYTICS_FLUSH_MS: z.coerce.number().int().min(10).max(600_000).default(10_000),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigurationError extends Error {
+  override name = 'ConfigurationError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = configSchema.safeParse(env);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new ConfigurationError(`${issue.path.join('.')} ${issue.message}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,119 @@
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from '../generated/prisma/client.js';
+
+/** A setting that cannot work; its message is the one line start-up prints. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export type DatabaseConfig =
+  | { kind: 'pglite'; dataDir: string | undefined; loadDataDir?: Blob }
+  | { kind: 'postgres'; url: string };
+
+export const defaultDataDir = './.data/pglite';
+
+/** DATABASE_URL rules of the contract: unset → embedded PGlite on disk, `pglite:memory`, or a PostgreSQL URL. */
+export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
+  if (raw === undefined || raw === '') return { kind: 'pglite', dataDir: defaultDataDir };
+  if (raw === 'pglite:memory') return { kind: 'pglite', dataDir: undefined };
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      const url = new URL(raw);
+      if (!url.hostname) throw new Error('no host');
+    } catch {
+      throw new ConfigError(`DATABASE_URL is not a valid PostgreSQL URL: "${raw}"`);
+    }
+    return { kind: 'postgres', url: raw };
+  }
+  throw new ConfigError(`DATABASE_URL must be unset, "pglite:memory" or a postgres:// URL; got "${raw}"`);
+}
+
+export interface Database {
+  config: DatabaseConfig;
+  prisma: PrismaClient;
+  /** The embedded engine, when the database is PGlite (migrations run on it in process). */
+  pglite: PGlite | undefined;
+  /** Resolves when the database answers; rejects with a ConfigError naming what is unreachable. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function describeTarget(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+}
+
+/**
+ * Opens the database DATABASE_URL names.
+ * PGlite has a single connection: inside `$transaction(async tx => …)` use only `tx`, or the
+ * transaction waits on itself until it times out (prisma-offline.md, bug 7).
+ */
+export interface OpenOptions {
+  poolSize?: number;
+  /** Called with every SQL statement Prisma sends (tests count statements with it). */
+  onQuery?: (sql: string) => void;
+}
+
+function createClient(adapter: SqlDriverAdapterFactory, onQuery: OpenOptions['onQuery']): PrismaClient {
+  if (!onQuery) return new PrismaClient({ adapter });
+  const client = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  client.$on('query', (event) => onQuery(event.query));
+  return client;
+}
+
+export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
+  if (config.kind === 'pglite') {
+    if (config.dataDir) await mkdir(config.dataDir, { recursive: true });
+    let pglite: PGlite;
+    try {
+      pglite = await PGlite.create({
+        ...(config.dataDir ? { dataDir: config.dataDir } : {}),
+        ...(config.loadDataDir ? { loadDataDir: config.loadDataDir } : {}),
+      });
+    } catch (error) {
+      throw new ConfigError(
+        `cannot open the embedded database in ${config.dataDir ?? 'memory'}: ${(error as Error).message}` +
+          ' (is another hallowgate process using it?)',
+      );
+    }
+    const prisma = createClient(new PrismaPGlite(pglite), options.onQuery);
+    return {
+      config,
+      prisma,
+      pglite,
+      ping: async () => {
+        await pglite.query('select 1');
+      },
+      close: async () => {
+        await prisma.$disconnect();
+        if (!pglite.closed) await pglite.close();
+      },
+    };
+  }
+
+  const pool = new pg.Pool({ connectionString: config.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5000 });
+  // An idle client losing its server (a restart) must not crash the process; the pool reconnects.
+  pool.on('error', () => undefined);
+  const prisma = createClient(new PrismaPg(pool), options.onQuery);
+  return {
+    config,
+    prisma,
+    pglite: undefined,
+    ping: async () => {
+      try {
+        await pool.query('select 1');
+      } catch (error) {
+        throw new ConfigError(`cannot reach PostgreSQL at ${describeTarget(config.url)}: ${(error as Error).message}`);
+      }
+    },
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/** Real US cities with their state, IANA time zone and coordinates, for the seeded directory. */
+export interface City {
+  name: string;
+  region: string;
+  timezone: string;
+  latitude: number;
+  longitude: number;
+}
+
+export const cities: City[] = [
+  { name: 'Salem', region: 'MA', timezone: 'America/New_York', latitude: 42.5195, longitude: -70.8967 },
+  { name: 'Boston', region: 'MA', timezone: 'America/New_York', latitude: 42.3601, longitude: -71.0589 },
+  { name: 'New York', region: 'NY', timezone: 'America/New_York', latitude: 40.7128, longitude: -74.006 },
+  { name: 'Sleepy Hollow', region: 'NY', timezone: 'America/New_York', latitude: 41.0857, longitude: -73.8585 },
+  { name: 'Philadelphia', region: 'PA', timezone: 'America/New_York', latitude: 39.9526, longitude: -75.1652 },
+  { name: 'Pittsburgh', region: 'PA', timezone: 'America/New_York', latitude: 40.4406, longitude: -79.9959 },
+  { name: 'Baltimore', region: 'MD', timezone: 'America/New_York', latitude: 39.2904, longitude: -76.6122 },
+  { name: 'Washington', region: 'DC', timezone: 'America/New_York', latitude: 38.9072, longitude: -77.0369 },
+  { name: 'Richmond', region: 'VA', timezone: 'America/New_York', latitude: 37.5407, longitude: -77.436 },
+  { name: 'Charlotte', region: 'NC', timezone: 'America/New_York', latitude: 35.2271, longitude: -80.8431 },
+  { name: 'Asheville', region: 'NC', timezone: 'America/New_York', latitude: 35.5951, longitude: -82.5515 },
+  { name: 'Charleston', region: 'SC', timezone: 'America/New_York', latitude: 32.7765, longitude: -79.9311 },
+  { name: 'Savannah', region: 'GA', timezone: 'America/New_York', latitude: 32.0809, longitude: -81.0912 },
+  { name: 'Atlanta', region: 'GA', timezone: 'America/New_York', latitude: 33.749, longitude: -84.388 },
+  { name: 'Orlando', region: 'FL', timezone: 'America/New_York', latitude: 28.5383, longitude: -81.3792 },
+  { name: 'Miami', region: 'FL', timezone: 'America/New_York', latitude: 25.7617, longitude: -80.1918 },
+  { name: 'St. Augustine', region: 'FL', timezone: 'America/New_York', latitude: 29.9012, longitude: -81.3124 },
+  { name: 'Detroit', region: 'MI', timezone: 'America/Detroit', latitude: 42.3314, longitude: -83.0458 },
+  { name: 'Columbus', region: 'OH', timezone: 'America/New_York', latitude: 39.9612, longitude: -82.9988 },
+  { name: 'Cleveland', region: 'OH', timezone: 'America/New_York', latitude: 41.4993, longitude: -81.6944 },
+  { name: 'Indianapolis', region: 'IN', timezone: 'America/Indiana/Indianapolis', latitude: 39.7684, longitude: -86.1581 },
+  { name: 'Louisville', region: 'KY', timezone: 'America/Kentucky/Louisville', latitude: 38.2527, longitude: -85.7585 },
+  { name: 'Nashville', region: 'TN', timezone: 'America/Chicago', latitude: 36.1627, longitude: -86.7816 },
+  { name: 'Memphis', region: 'TN', timezone: 'America/Chicago', latitude: 35.1495, longitude: -90.049 },
+  { name: 'New Orleans', region: 'LA', timezone: 'America/Chicago', latitude: 29.9511, longitude: -90.0715 },
+  { name: 'Chicago', region: 'IL', timezone: 'America/Chicago', latitude: 41.8781, longitude: -87.6298 },
+  { name: 'Milwaukee', region: 'WI', timezone: 'America/Chicago', latitude: 43.0389, longitude: -87.9065 },
+  { name: 'Minneapolis', region: 'MN', timezone: 'America/Chicago', latitude: 44.9778, longitude: -93.265 },
+  { name: 'St. Louis', region: 'MO', timezone: 'America/Chicago', latitude: 38.627, longitude: -90.1994 },
+  { name: 'Kansas City', region: 'MO', timezone: 'America/Chicago', latitude: 39.0997, longitude: -94.5786 },
+  { name: 'Omaha', region: 'NE', timezone: 'America/Chicago', latitude: 41.2565, longitude: -95.9345 },
+  { name: 'Dallas', region: 'TX', timezone: 'America/Chicago', latitude: 32.7767, longitude: -96.797 },
+  { name: 'Austin', region: 'TX', timezone: 'America/Chicago', latitude: 30.2672, longitude: -97.7431 },
+  { name: 'Houston', region: 'TX', timezone: 'America/Chicago', latitude: 29.7604, longitude: -95.3698 },
+  { name: 'San Antonio', region: 'TX', timezone: 'America/Chicago', latitude: 29.4241, longitude: -98.4936 },
+  { name: 'Oklahoma City', region: 'OK', timezone: 'America/Chicago', latitude: 35.4676, longitude: -97.5164 },
+  { name: 'Denver', region: 'CO', timezone: 'America/Denver', latitude: 39.7392, longitude: -104.9903 },
+  { name: 'Salt Lake City', region: 'UT', timezone: 'America/Denver', latitude: 40.7608, longitude: -111.891 },
+  { name: 'Albuquerque', region: 'NM', timezone: 'America/Denver', latitude: 35.0844, longitude: -106.6504 },
+  { name: 'Phoenix', region: 'AZ', timezone: 'America/Phoenix', latitude: 33.4484, longitude: -112.074 },
+  { name: 'Tucson', region: 'AZ', timezone: 'America/Phoenix', latitude: 32.2226, longitude: -110.9747 },
+  { name: 'Las Vegas', region: 'NV', timezone: 'America/Los_Angeles', latitude: 36.1699, longitude: -115.1398 },
+  { name: 'Los Angeles', region: 'CA', timezone: 'America/Los_Angeles', latitude: 34.0522, longitude: -118.2437 },
+  { name: 'San Diego', region: 'CA', timezone: 'America/Los_Angeles', latitude: 32.7157, longitude: -117.1611 },
+  { name: 'San Francisco', region: 'CA', timezone: 'America/Los_Angeles', latitude: 37.7749, longitude: -122.4194 },
+  { name: 'Sacramento', region: 'CA', timezone: 'America/Los_Angeles', latitude: 38.5816, longitude: -121.4944 },
+  { name: 'Portland', region: 'OR', timezone: 'America/Los_Angeles', latitude: 45.5152, longitude: -122.6784 },
+  { name: 'Seattle', region: 'WA', timezone: 'America/Los_Angeles', latitude: 47.6062, longitude: -122.3321 },
+  { name: 'Anchorage', region: 'AK', timezone: 'America/Anchorage', latitude: 61.2181, longitude: -149.9003 },
+  { name: 'Honolulu', region: 'HI', timezone: 'Pacific/Honolulu', latitude: 21.3069, longitude: -157.8583 },
+];

@@ -1,0 +1,68 @@
+import type { Booking, BookingEvent, Prisma } from '../generated/prisma/client.js';
+import { newId } from '../shared/ids.js';
+import { enqueueDeliveries } from './webhooks/fanout.js';
+
+export const bookingEventTypes = ['booking.created', 'booking.updated', 'booking.cancelled'] as const;
+export type BookingEventType = (typeof bookingEventTypes)[number];
+
+/** The event body exactly as webhooks deliver it and subscriptions expose it (CONTRACT.md). */
+export interface BookingEventPayload {
+  id: string;
+  event: BookingEventType;
+  created: string;
+  data: {
+    id: string;
+    status: string;
+    start_time: string;
+    service_id: string;
+    customer: { name: string; email: string };
+    created_at: string;
+    updated_at: string;
+    cancelled_at: string | null;
+  };
+}
+
+const iso = (date: Date) => date.toISOString().replace('.000Z', 'Z');
+
+function payloadFor(eventId: string, type: BookingEventType, booking: Booking, created: Date): BookingEventPayload {
+  return {
+    id: eventId,
+    event: type,
+    created: iso(created),
+    data: {
+      id: booking.id,
+      status: booking.status,
+      start_time: iso(booking.startTime),
+      service_id: booking.serviceId,
+      customer: { name: booking.customerName, email: booking.customerEmail },
+      created_at: iso(booking.createdAt),
+      updated_at: iso(booking.updatedAt),
+      cancelled_at: booking.cancelledAt ? iso(booking.cancelledAt) : null,
+    },
+  };
+}
+
+/**
+ * Appends a booking change to the durable log and queues its webhook deliveries. Call it with the
+ * transaction client that made the change, so the event exists if and only if the change commits.
+ */
+export async function appendBookingEvent(
+  tx: Prisma.TransactionClient,
+  booking: Booking,
+  type: BookingEventType,
+  now: Date,
+): Promise<BookingEvent> {
+  const id = newId('bookingEvent');
+  const event = await tx.bookingEvent.create({
+    data: {
+      id,
+      accountId: booking.accountId,
+      bookingId: booking.id,
+      type,
+      payload: payloadFor(id, type, booking, now) as unknown as Prisma.InputJsonValue,
+      createdAt: now,
+    },
+  });
+  await enqueueDeliveries(tx, event);
+  return event;
+}

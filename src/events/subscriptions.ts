@@ -1,0 +1,95 @@
+import type { BookingEvent, PrismaClient } from '../generated/prisma/client.js';
+import { builder } from '../graphql/builder.js';
+import type { Context } from '../graphql/context.js';
+import { BookingEventRef, BookingEventTypeEnum, logPositionOf } from './graphql.js';
+import type { BookingEventType } from './log.js';
+
+const replayPage = 500;
+
+/**
+ * Log reads under way, per database, by account and position: the subscribers of one account that
+ * are at the same place in the log when a commit is announced share one query.
+ */
+const readsUnderWay = new WeakMap<PrismaClient, Map<string, Promise<BookingEvent[]>>>();
+
+function readLogPage(prisma: PrismaClient, accountId: string, afterSeq: bigint): Promise<BookingEvent[]> {
+  let reads = readsUnderWay.get(prisma);
+  if (!reads) readsUnderWay.set(prisma, (reads = new Map()));
+  const key = `${accountId}:${afterSeq}`;
+  const underWay = reads.get(key);
+  if (underWay) return underWay;
+  const read = Promise.resolve(prisma.bookingEvent.findMany({ where: { accountId, seq: { gt: afterSeq } }, orderBy: { seq: 'asc' }, take: replayPage }));
+  reads.set(key, read);
+  const forget = () => reads.delete(key);
+  read.then(forget, forget);
+  return read;
+}
+
+/**
+ * The account's booking events after a point of the log, then live ones. The bus is joined before
+ * the log is read, and every notice is answered by reading the log past the last event sent, so no
+ * event falls between replay and live, none comes twice, and order is the log's.
+ */
+async function* bookingEventStream(context: Context, afterEventId: string | null, types: BookingEventType[] | null): AsyncGenerator<BookingEvent> {
+  const accountId = context.principal!.accountId;
+  const notices = context.services.bookingEventBus.subscribe(accountId)[Symbol.asyncIterator]();
+  try {
+    let lastSeq = afterEventId
+      ? await logPositionOf(context, afterEventId, 'after')
+      : ((await context.prisma.bookingEvent.aggregate({ where: { accountId }, _max: { seq: true } }))._max.seq ?? 0n);
+
+    const readPastLast = async function* () {
+      for (;;) {
+        const page = await readLogPage(context.prisma, accountId, lastSeq);
+        for (const event of page) {
+          lastSeq = event.seq;
+          if (!types?.length || types.includes(event.type as BookingEventType)) yield event;
+        }
+        if (page.length < replayPage) return;
+      }
+    };
+
+    yield* readPastLast();
+    for (;;) {
+      const next = await notices.next();
+      if (next.done) return;
+      // A shared read may have begun before this commit; if it fell short, one more read (begun after
+      // the notice, so after the commit) reaches it. Bounded, in case the event is gone.
+      for (let reads = 0; reads < 2 && BigInt(next.value.seq) > lastSeq; reads++) yield* readPastLast();
+    }
+  } finally {
+    await notices.return?.();
+  }
+}
+
+builder.subscriptionFields((t) => ({
+  bookingEvents: t.field({
+    type: BookingEventRef,
+    authScopes: { scope: 'bookings:read' },
+    description: "Replays the account's log after `after` (a msg_… id), then streams new events live.",
+    args: {
+      types: t.arg({ type: [BookingEventTypeEnum] }),
+      after: t.arg.id(),
+    },
+    subscribe: (_root, args, context) => bookingEventStream(context, args.after ? String(args.after) : null, args.types ?? null),
+    resolve: (event) => event,
+  }),
+  ...Object.fromEntries(
+    (
+      [
+        ['bookingCreated', 'booking.created'],
+        ['bookingUpdated', 'booking.updated'],
+        ['bookingCancelled', 'booking.cancelled'],
+      ] as const
+    ).map(([field, type]) => [
+      field,
+      t.field({
+        type: BookingEventRef,
+        authScopes: { scope: 'bookings:read' },
+        description: `New ${type} events of the account.`,
+        subscribe: (_root, _args, context) => bookingEventStream(context, null, [type]),
+        resolve: (event) => event,
+      }),
+    ]),
+  ),
+}));

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import type { WebhookDelivery, WebhookEndpoint } from '../../generated/prisma/client.js';
+import type { Context } from '../../graphql/context.js';
+import { AppError, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { parseInput } from '../../shared/validation.js';
+import { bookingEventTypes } from '../log.js';
+import { assertPublicDestination, parseWebhookUrl } from './destination.js';
+import { newWebhookSecret } from './signing.js';
+
+/** How long the secret replaced by a rotation keeps signing beside the new one. */
+const rotationOverlapMs = 24 * 3_600_000;
+
+const eventList = z.array(z.enum(bookingEventTypes), { error: `events lists event kinds: ${bookingEventTypes.join(', ')}.` }).max(bookingEventTypes.length);
+const description = z.string().max(500, 'description is at most 500 characters.');
+const url = z.string({ error: 'url is required.' }).superRefine((text, context) => {
+  try {
+    parseWebhookUrl(text);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: (error as Error).message });
+  }
+});
+
+const createSchema = z.object({ url, events: eventList.optional(), description: description.optional() });
+const updateSchema = z
+  .object({ url: url.optional(), events: eventList.optional(), description: description.optional(), enabled: z.boolean().optional() })
+  .refine((input) => Object.values(input).some((value) => value !== undefined), { message: 'Send at least one of url, events, description, enabled.' });
+
+function withoutNulls<T extends object>(input: T): T {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null)) as T;
+}
+
+function accountOf(context: Context): string {
+  return context.principal!.accountId;
+}
+
+async function checkedUrl(context: Context, text: string): Promise<string> {
+  const parsed = parseWebhookUrl(text);
+  await assertPublicDestination(parsed, context.services.config.WEBHOOK_ALLOW_PRIVATE);
+  return parsed.toString();
+}
+
+export async function findOwnEndpoint(context: Context, id: string): Promise<WebhookEndpoint> {
+  const endpoint = await context.prisma.webhookEndpoint.findFirst({ where: { id, accountId: accountOf(context), deletedAt: null } });
+  if (!endpoint) throw notFound('webhook endpoint', id);
+  return endpoint;
+}
+
+/** Creates an endpoint; the returned secret is the only time it is shown. */
+export async function createEndpoint(context: Context, rawInput: unknown): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const input = parseInput(createSchema, withoutNulls(rawInput as object));
+  const secret = newWebhookSecret();
+  const endpoint = await context.prisma.webhookEndpoint.create({
+    data: {
+      id: newId('webhookEndpoint'),
+      accountId: accountOf(context),
+      url: await checkedUrl(context, input.url),
+      events: input.events ?? [],
+      description: input.description ?? null,
+      secret,
+    },
+  });
+  return { endpoint, secret };
+}
+
+export async function updateEndpoint(context: Context, id: string, rawInput: unknown): Promise<WebhookEndpoint> {
+  const input = parseInput(updateSchema, withoutNulls(rawInput as object));
+  await findOwnEndpoint(context, id);
+  return context.prisma.webhookEndpoint.update({
+    where: { id },
+    data: {
+      ...(input.url !== undefined ? { url: await checkedUrl(context, input.url) } : {}),
+      ...(input.events !== undefined ? { events: input.events } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      // Re-enabling clears the failure streak that disabled it.
+      ...(input.enabled !== undefined ? { enabled: input.enabled, ...(input.enabled ? { failingSince: null, disabledReason: null } : {}) } : {}),
+    },
+  });
+}
+
+/** Deletes an endpoint: it stops receiving, and its pending deliveries are abandoned. */
+export async function deleteEndpoint(context: Context, id: string): Promise<WebhookEndpoint> {
+  await findOwnEndpoint(context, id);
+  const now = context.services.clock();
+  return context.prisma.$transaction(async (tx) => {
+    await tx.webhookDelivery.updateMany({ where: { endpointId: id, status: 'pending' }, data: { status: 'failed', completedAt: now } });
+    return tx.webhookEndpoint.update({ where: { id }, data: { deletedAt: now, enabled: false } });
+  });
+}
+
+/** A new secret; the old one keeps signing beside it for 24 h. */
+export async function rotateEndpointSecret(context: Context, id: string): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const current = await findOwnEndpoint(context, id);
+  const secret = newWebhookSecret();
+  const endpoint = await context.prisma.webhookEndpoint.update({
+    where: { id },
+    data: {
+      secret,
+      previousSecret: current.secret,
+      previousSecretExpiresAt: new Date(context.services.clock().getTime() + rotationOverlapMs),
+    },
+  });
+  return { endpoint, secret };
+}
+
+/** Sends a delivery again now, with the same webhook-id, whatever its earlier outcome. */
+export async function redeliver(context: Context, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
+  await findOwnEndpoint(context, endpointId);
+  const delivery = await context.prisma.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId } });
+  if (!delivery) throw notFound('delivery', deliveryId);
+  if (delivery.status === 'pending') {
+    throw new AppError('delivery_pending', 'This delivery is still being attempted; redeliver it once it has succeeded or failed.');
+  }
+  return context.prisma.webhookDelivery.update({
+    where: { id: deliveryId },
+    data: { status: 'pending', nextAttemptAt: context.services.clock(), lockedUntil: null, completedAt: null },
+  });
+}

@@ -1,0 +1,130 @@
+import type { WebhookEndpoint } from '../../generated/prisma/client.js';
+import { builder } from '../../graphql/builder.js';
+import { createEndpoint, deleteEndpoint, findOwnEndpoint, redeliver, rotateEndpointSecret, updateEndpoint } from './endpoints.js';
+
+const DeliveryStatus = builder.enumType('WebhookDeliveryStatus', { values: ['pending', 'succeeded', 'failed'] as const });
+
+builder.prismaObject('WebhookAttempt', {
+  fields: (t) => ({
+    attemptNumber: t.exposeInt('attemptNumber'),
+    startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    durationMs: t.exposeInt('durationMs', { nullable: true }),
+    responseStatus: t.exposeInt('responseStatus', { nullable: true }),
+    error: t.exposeString('error', { nullable: true }),
+  }),
+});
+
+builder.prismaObject('WebhookDelivery', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    eventId: t.exposeID('messageId', { description: 'The msg_… id: the webhook-id header of every attempt.' }),
+    event: t.exposeString('eventType'),
+    status: t.expose('status', { type: DeliveryStatus }),
+    attemptCount: t.exposeInt('attemptCount'),
+    nextAttemptAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      resolve: (delivery) => (delivery.status === 'pending' ? delivery.nextAttemptAt : null),
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true }),
+    attempts: t.relation('attempts', { query: { orderBy: { attemptNumber: 'asc' } } }),
+  }),
+});
+
+builder.prismaNode('WebhookEndpoint', {
+  id: { field: 'id' },
+  authScopes: { scope: 'webhooks:manage' },
+  nullable: true,
+  findUnique: (id, context) => ({ id, accountId: context.principal?.accountId ?? '', deletedAt: null }),
+  fields: (t) => ({
+    url: t.exposeString('url'),
+    description: t.exposeString('description', { nullable: true }),
+    events: t.exposeStringList('events', { description: 'Event kinds delivered; empty means all.' }),
+    enabled: t.exposeBoolean('enabled'),
+    disabledReason: t.exposeString('disabledReason', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    deliveries: t.relatedConnection('deliveries', {
+      cursor: 'id',
+      query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
+    }),
+  }),
+});
+
+const EndpointWithSecret = builder.objectRef<{ endpoint: WebhookEndpoint; secret: string }>('WebhookEndpointWithSecret').implement({
+  description: 'An endpoint and its signing secret, shown only on creation and rotation.',
+  fields: (t) => ({
+    endpoint: t.prismaField({ type: 'WebhookEndpoint', resolve: (_query, parent) => parent.endpoint }),
+    secret: t.exposeString('secret'),
+  }),
+});
+
+const CreateInput = builder.inputType('CreateWebhookEndpointInput', {
+  fields: (t) => ({
+    url: t.string(),
+    events: t.stringList(),
+    description: t.string(),
+  }),
+});
+
+const UpdateInput = builder.inputType('UpdateWebhookEndpointInput', {
+  fields: (t) => ({
+    url: t.string(),
+    events: t.stringList(),
+    description: t.string(),
+    enabled: t.boolean(),
+  }),
+});
+
+builder.queryFields((t) => ({
+  webhookEndpoints: t.prismaConnection({
+    type: 'WebhookEndpoint',
+    cursor: 'id',
+    authScopes: { scope: 'webhooks:manage' },
+    resolve: (query, _root, _args, context) =>
+      context.prisma.webhookEndpoint.findMany({ ...query, where: { accountId: context.principal!.accountId, deletedAt: null }, orderBy: { id: 'asc' } }),
+  }),
+  webhookEndpoint: t.prismaField({
+    type: 'WebhookEndpoint',
+    authScopes: { scope: 'webhooks:manage' },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, context) => {
+      const endpoint = await findOwnEndpoint(context, String(args.id));
+      return context.prisma.webhookEndpoint.findUniqueOrThrow({ ...query, where: { id: endpoint.id } });
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createWebhookEndpoint: t.field({
+    type: EndpointWithSecret,
+    authScopes: { scope: 'webhooks:manage' },
+    args: { input: t.arg({ type: CreateInput, required: true }) },
+    resolve: (_root, args, context) => createEndpoint(context, args.input),
+  }),
+  updateWebhookEndpoint: t.prismaField({
+    type: 'WebhookEndpoint',
+    authScopes: { scope: 'webhooks:manage' },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateInput, required: true }) },
+    resolve: (_query, _root, args, context) => updateEndpoint(context, String(args.id), args.input),
+  }),
+  deleteWebhookEndpoint: t.prismaField({
+    type: 'WebhookEndpoint',
+    authScopes: { scope: 'webhooks:manage' },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, context) => deleteEndpoint(context, String(args.id)),
+  }),
+  rotateWebhookEndpointSecret: t.field({
+    type: EndpointWithSecret,
+    authScopes: { scope: 'webhooks:manage' },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, context) => rotateEndpointSecret(context, String(args.id)),
+  }),
+  redeliverWebhookDelivery: t.prismaField({
+    type: 'WebhookDelivery',
+    authScopes: { scope: 'webhooks:manage' },
+    args: { endpointId: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, context) => redeliver(context, String(args.endpointId), String(args.deliveryId)),
+  }),
+}));

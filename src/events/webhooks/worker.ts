@@ -1,0 +1,182 @@
+import type { Logger } from 'pino';
+import { Prisma, type PrismaClient, type WebhookEndpoint } from '../../generated/prisma/client.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import { postWebhook } from './destination.js';
+import { signatureHeader } from './signing.js';
+
+export interface DeliveryWorkerOptions {
+  prisma: PrismaClient;
+  logger: Logger;
+  clock: Clock;
+  /** Waits before the 2nd, 3rd, … attempt; after the last one the delivery fails. */
+  retrySchedule: number[];
+  pollMs: number;
+  timeoutMs: number;
+  disableAfterMs: number;
+  allowPrivate: boolean;
+  batchSize?: number;
+}
+
+interface ClaimedDelivery {
+  id: string;
+  endpoint_id: string;
+  message_id: string;
+  payload: unknown;
+  attempt_count: number;
+  locked_until: Date;
+}
+
+/**
+ * A lease outlasts the attempt's timeout by this much, for the database work around the request
+ * (loading the endpoint, recording the outcome): an attempt never outlives its lease, so no other
+ * instance claims a delivery while it is still being sent.
+ */
+const leaseMarginMs = 5_000;
+
+const units = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** "5s,5m,30m" → milliseconds. */
+export function parseSchedule(text: string): number[] {
+  return text.split(',').map((part) => {
+    const [, amount, unit] = /^(\d+)(ms|s|m|h)$/.exec(part.trim())!;
+    return Number(amount) * units[unit as keyof typeof units];
+  });
+}
+
+/**
+ * Claims due deliveries from the database and sends them. A claim is a lease (locked_until) taken
+ * with FOR UPDATE SKIP LOCKED, so instances never send one attempt twice, and a crashed instance's
+ * attempt is claimed again once its lease ends, with the same webhook-id. Per endpoint, only the
+ * oldest pending delivery is claimable, so each endpoint receives events in log order.
+ */
+export function createDeliveryWorker(options: DeliveryWorkerOptions) {
+  const { prisma, logger, clock } = options;
+  const batchSize = options.batchSize ?? 25;
+  const inFlight = new Set<Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+
+  async function claim(): Promise<ClaimedDelivery[]> {
+    const now = clock();
+    const leaseUntil = new Date(now.getTime() + options.timeoutMs + leaseMarginMs);
+    // Heads come from the pending rows only (not each endpoint's history), so a claim costs the same
+    // however many deliveries an endpoint has had; the row conditions are checked again on the
+    // locked row, so a delivery another instance has just claimed is left alone.
+    return prisma.$queryRaw<ClaimedDelivery[]>`
+      UPDATE webhook_deliveries SET locked_until = ${leaseUntil}, attempt_count = attempt_count + 1
+      WHERE id IN (
+        SELECT d.id FROM webhook_deliveries d
+        WHERE d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until <= ${now})
+          AND d.id IN (
+            SELECT head.id FROM (
+              SELECT DISTINCT ON (endpoint_id) id, endpoint_id, seq, next_attempt_at, locked_until
+              FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id, seq) head
+            JOIN webhook_endpoints e ON e.id = head.endpoint_id
+            WHERE e.enabled AND e.deleted_at IS NULL AND head.next_attempt_at <= ${now}
+              AND (head.locked_until IS NULL OR head.locked_until <= ${now})
+            ORDER BY head.next_attempt_at, head.seq
+            LIMIT ${batchSize})
+        FOR UPDATE SKIP LOCKED)
+      RETURNING id, endpoint_id, message_id, payload, attempt_count, locked_until`;
+  }
+
+  async function send(endpoint: WebhookEndpoint, delivery: ClaimedDelivery, deadline: AbortSignal) {
+    const started = clock();
+    const body = JSON.stringify(delivery.payload);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'hallowgate-webhooks/1',
+      'webhook-id': delivery.message_id,
+      'webhook-timestamp': String(Math.floor(started.getTime() / 1000)),
+      'webhook-signature': signatureHeader(endpoint, delivery.message_id, started, body),
+    };
+    try {
+      const status = await postWebhook(new URL(endpoint.url), headers, body, { allowPrivate: options.allowPrivate, signal: deadline });
+      return { ok: status >= 200 && status < 300, responseStatus: status, error: null };
+    } catch (error) {
+      const message = deadline.aborted ? `No answer within ${options.timeoutMs} ms.` : error instanceof Error ? error.message : String(error);
+      return { ok: false, responseStatus: null, error: message };
+    }
+  }
+
+  async function attempt(delivery: ClaimedDelivery) {
+    // Counted from the claim, so loading the endpoint, DNS and the request all fit in the lease.
+    const deadline = AbortSignal.timeout(options.timeoutMs);
+    const endpoint = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: delivery.endpoint_id } });
+    const started = performance.now();
+    const outcome = await send(endpoint, delivery, deadline);
+    const now = clock();
+    const retryAfter = options.retrySchedule[delivery.attempt_count - 1];
+    const finished = outcome.ok || retryAfter === undefined;
+    await prisma.$transaction(async (tx) => {
+      // Only the holder of the lease records the outcome.
+      const { count } = await tx.webhookDelivery.updateMany({
+        where: { id: delivery.id, lockedUntil: delivery.locked_until },
+        data: {
+          lockedUntil: null,
+          status: outcome.ok ? 'succeeded' : finished ? 'failed' : 'pending',
+          ...(finished ? { completedAt: now } : { nextAttemptAt: new Date(now.getTime() + retryAfter!) }),
+        },
+      });
+      if (count === 0) return;
+      await tx.webhookAttempt.create({
+        data: {
+          id: newId('webhookAttempt'),
+          deliveryId: delivery.id,
+          attemptNumber: delivery.attempt_count,
+          startedAt: new Date(now.getTime() - Math.round(performance.now() - started)),
+          durationMs: Math.round(performance.now() - started),
+          responseStatus: outcome.responseStatus,
+          error: outcome.error,
+        },
+      });
+      if (outcome.ok) {
+        if (endpoint.failingSince) await tx.webhookEndpoint.update({ where: { id: endpoint.id }, data: { failingSince: null } });
+        return;
+      }
+      const failingSince = endpoint.failingSince ?? now;
+      const disable = now.getTime() - failingSince.getTime() >= options.disableAfterMs;
+      await tx.webhookEndpoint.update({
+        where: { id: endpoint.id },
+        data: {
+          failingSince,
+          ...(disable ? { enabled: false, disabledReason: `No successful delivery since ${failingSince.toISOString()}.` } : {}),
+        },
+      });
+    });
+    if (!outcome.ok) logger.info({ delivery: delivery.id, endpoint: endpoint.id, attempt: delivery.attempt_count, ...outcome }, 'webhook attempt failed');
+  }
+
+  async function tick() {
+    timer = undefined;
+    if (!running) return;
+    let claimed: ClaimedDelivery[] = [];
+    try {
+      claimed = await claim();
+      const batch = Promise.all(claimed.map((delivery) => attempt(delivery).catch((error: unknown) => logger.error({ err: error, delivery: delivery.id }, 'webhook attempt crashed')))).then(() => undefined);
+      inFlight.add(batch);
+      await batch;
+      inFlight.delete(batch);
+    } catch (error) {
+      if (!(error instanceof Prisma.PrismaClientKnownRequestError)) logger.error({ err: error }, 'webhook claim failed');
+    }
+    if (running) timer = setTimeout(() => void tick(), claimed.length === batchSize ? 0 : options.pollMs);
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      timer = setTimeout(() => void tick(), 0);
+    },
+    /** Stops claiming and waits for the attempts already under way. */
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      await Promise.all(inFlight);
+    },
+  };
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

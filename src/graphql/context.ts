@@ -1,0 +1,29 @@
+import type { Logger } from 'pino';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Principal } from '../access/principal.js';
+import type { Clock } from '../shared/clock.js';
+import type { BookingEventBus } from '../events/bus.js';
+import type { Config } from '../config.js';
+import type { UsageAlertBus } from '../analytics/alert-bus.js';
+
+/** Long-lived services every request can reach. Built once in src/app.ts. */
+export interface AppServices {
+  prisma: PrismaClient;
+  logger: Logger;
+  clock: Clock;
+  bookingEventBus: BookingEventBus;
+  config: Config;
+  /** Fired usage alerts, for the usageAlerts subscription; absent outside the server (CLI). */
+  usageAlerts?: UsageAlertBus;
+}
+
+export interface Context {
+  prisma: PrismaClient;
+  principal: Principal | null;
+  requestId: string;
+  services: AppServices;
+}
+
+export function createContext(services: AppServices, principal: Principal | null, requestId: string): Context {
+  return { prisma: services.prisma, principal, requestId, services };
+}

@@ -1,0 +1,22 @@
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '../shared/errors.js';
+
+/** Reads a request body, refusing more than `limit` bytes without buffering the rest. */
+export async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    request.resume();
+    throw new AppError('payload_too_large', `The request body is larger than ${limit} bytes.`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      request.resume();
+      throw new AppError('payload_too_large', `The request body is larger than ${limit} bytes.`);
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}

@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { UsageRecorder } from '../analytics/recorder.js';
+import { graphqlParamsOf, graphqlRouteOf, trackResponse } from '../analytics/tracking.js';
+import type { AccessGate, GateRequest } from '../access/gate.js';
+import { unauthenticated } from '../access/keys.js';
+import { createContext, type AppServices } from '../graphql/context.js';
+import { maskGraphQLError } from '../graphql/errors.js';
+import { matchedRouteOf, type RestRouter } from '../rest/router.js';
+import { AppError } from '../shared/errors.js';
+import { readBody } from './body.js';
+import { sendProblem } from './problem.js';
+import type { Yoga } from './yoga.js';
+
+export interface HttpDependencies {
+  services: AppServices;
+  gate: AccessGate;
+  yoga: Yoga;
+  rest: RestRouter;
+  /** Per-key usage analytics; absent when turned off. */
+  usage?: UsageRecorder | undefined;
+  maxBodyBytes: number;
+  isReady(): Promise<boolean>;
+  metrics(): Promise<{ contentType: string; body: string }>;
+  /** Static assets (widget script, demo pages); false when the path is not one of them. */
+  serveAsset?(request: IncomingMessage, response: ServerResponse, url: URL): Promise<boolean>;
+}
+
+const requestIdPattern = /^[\w.:-]{1,128}$/;
+
+function requestIdOf(request: IncomingMessage): string {
+  const sent = request.headers['x-request-id'];
+  return typeof sent === 'string' && requestIdPattern.test(sent) ? sent : `req_${randomUUID().replaceAll('-', '')}`;
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+function parseUrl(request: IncomingMessage): URL {
+  try {
+    return new URL(request.url ?? '/', 'http://localhost');
+  } catch {
+    throw new AppError('invalid_request', 'The request target is not a valid URL.');
+  }
+}
+
+const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Copies a fetch Response (from Yoga) onto the Node response, streaming SSE bodies as they come. */
+async function writeFetchResponse(response: ServerResponse, fetchResponse: Response): Promise<void> {
+  response.statusCode = fetchResponse.status;
+  fetchResponse.headers.forEach((value, name) => response.setHeader(name, value));
+  if (!fetchResponse.body) {
+    response.end();
+    return;
+  }
+  response.flushHeaders();
+  const reader = fetchResponse.body.getReader();
+  response.on('close', () => void reader.cancel().catch(() => undefined));
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    response.write(value);
+  }
+  response.end();
+}
+
+export function createRequestHandler(deps: HttpDependencies) {
+  const { services, gate, yoga, rest } = deps;
+
+  async function admit(request: IncomingMessage, body: Buffer) {
+    const gateRequest: GateRequest = {
+      method: request.method ?? 'GET',
+      // As sent, not re-serialized: HMAC signatures cover these exact bytes.
+      target: request.url ?? '/',
+      headers: request.headers,
+      remoteAddress: request.socket.remoteAddress ?? '',
+      body,
+    };
+    return gate.admit(gateRequest);
+  }
+
+  async function serveGraphQL(request: IncomingMessage, response: ServerResponse, url: URL, requestId: string, startedAt: number) {
+    const body = methodsWithBody.has(request.method ?? '') ? await readBody(request, deps.maxBodyBytes) : Buffer.alloc(0);
+    let admission;
+    try {
+      admission = await admit(request, body);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+      sendJson(response, error.status, { errors: [maskGraphQLError(error).toJSON()] });
+      return;
+    }
+    for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
+    if (deps.usage && admission.principal?.kind === 'api_key') {
+      trackResponse(deps.usage, response, admission.principal.keyId, () => graphqlRouteOf(graphqlParamsOf(url, body)), startedAt);
+    }
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const fetchResponse = await yoga.fetch(
+      new URL(url.pathname + url.search, 'http://localhost'),
+      { method: request.method ?? 'GET', headers, ...(body.length ? { body: new Uint8Array(body) } : {}) },
+      { admission, requestId },
+    );
+    await writeFetchResponse(response, fetchResponse);
+  }
+
+  async function serveRest(request: IncomingMessage, response: ServerResponse, url: URL, requestId: string, startedAt: number) {
+    const body = methodsWithBody.has(request.method ?? '') ? await readBody(request, deps.maxBodyBytes) : Buffer.alloc(0);
+    const admission = await admit(request, body);
+    if (deps.usage && admission.principal?.kind === 'api_key') {
+      trackResponse(deps.usage, response, admission.principal.keyId, () => matchedRouteOf(response) ?? 'unmatched', startedAt);
+    }
+    for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
+    const context = createContext(services, admission.principal, requestId);
+    const handled = await rest.handle(request, response, url, body, context);
+    if (handled) return;
+    // Without credentials, an unknown path answers 401 like every other: paths are not disclosed to anonymous callers.
+    if (!admission.principal) throw unauthenticated('Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.');
+    throw new AppError('not_found', `No route ${url.pathname}.`);
+  }
+
+  return async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const startedAt = performance.now();
+    const requestId = requestIdOf(request);
+    response.setHeader('x-request-id', requestId);
+    try {
+      const url = parseUrl(request);
+      const path = url.pathname;
+      if (path === '/healthz') return sendJson(response, 200, { status: 'ok' });
+      if (path === '/readyz') {
+        const ready = await deps.isReady();
+        return sendJson(response, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable' });
+      }
+      if (path === '/metrics') {
+        const metrics = await deps.metrics();
+        response.writeHead(200, { 'content-type': metrics.contentType });
+        response.end(metrics.body);
+        return;
+      }
+      const isApiPath = path === '/graphql' || path.startsWith('/v1/') || path.startsWith('/api/v1/');
+      const preflight = isApiPath && request.method === 'OPTIONS' ? gate.preflight(request.headers) : null;
+      if (preflight) {
+        response.writeHead(204, preflight);
+        response.end();
+        return;
+      }
+      if (path === '/graphql') return await serveGraphQL(request, response, url, requestId, startedAt);
+      if (path.startsWith('/v1/') || path.startsWith('/api/v1/')) return await serveRest(request, response, url, requestId, startedAt);
+      if (deps.serveAsset && (await deps.serveAsset(request, response, url))) return;
+      throw new AppError('not_found', `No route ${path}.`);
+    } catch (error) {
+      if (error instanceof AppError) return sendProblem(response, error, requestId);
+      services.logger.error({ err: error, requestId }, 'unhandled error');
+      sendProblem(response, new AppError('internal_error', 'Something went wrong on our side.'), requestId);
+    }
+  };
+}

@@ -1,0 +1,37 @@
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { Admission } from '../access/gate.js';
+import { createContext, type AppServices, type Context } from '../graphql/context.js';
+import { maskGraphQLError } from '../graphql/errors.js';
+import { schema } from '../graphql/schema.js';
+
+/** What the HTTP layer hands Yoga for each request, after the access gate let it through. */
+export interface ServerContext {
+  admission: Admission;
+  requestId: string;
+}
+
+export type Yoga = YogaServerInstance<ServerContext, Context>;
+
+export function createGraphQLServer(services: AppServices): Yoga {
+  return createYoga<ServerContext, Context>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    context: ({ admission, requestId }) => createContext(services, admission.principal, requestId),
+    maskedErrors: { maskError: (error) => maskGraphQLError(error) },
+    graphiql: {
+      title: 'hallowgate',
+      subscriptionsProtocol: 'WS',
+      defaultQuery: '# Add "Authorization": "Bearer <KEY_ID>.<SECRET>" under Headers, then:\n{\n  viewer { accountId scopes }\n}\n',
+    },
+    landingPage: false,
+    // The access gate and CORS rules run before Yoga; Yoga's own CORS would contradict them.
+    cors: false,
+    logging: {
+      debug: (message: unknown, ...rest: unknown[]) => services.logger.debug({ details: rest }, String(message)),
+      info: (message: unknown, ...rest: unknown[]) => services.logger.info({ details: rest }, String(message)),
+      warn: (message: unknown, ...rest: unknown[]) => services.logger.warn({ details: rest }, String(message)),
+      error: (message: unknown, ...rest: unknown[]) =>
+        services.logger.error(message instanceof Error ? { err: message, details: rest } : { details: rest }, String(message)),
+    },
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * Errors every surface shares. Domain code throws AppError with a stable snake_case code;
+ * GraphQL puts the code in `extensions.code`, REST turns it into RFC 9457 problem+json.
+ */
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
+}
+
+/** HTTP status for every stable error code (CONTRACT.md). */
+export const statusForCode = {
+  invalid_parameter: 400,
+  invalid_json: 400,
+  invalid_request: 400,
+  unauthenticated: 401,
+  signature_expired: 401,
+  invalid_signature: 401,
+  replayed_request: 401,
+  insufficient_scope: 403,
+  ip_not_allowed: 403,
+  origin_not_allowed: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  not_acceptable: 406,
+  booking_cancelled: 409,
+  slot_full: 409,
+  idempotency_key_in_use: 409,
+  delivery_pending: 409,
+  key_revoked: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  query_too_complex: 400,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof statusForCode;
+
+const titleForStatus: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export function titleFor(status: number): string {
+  return titleForStatus[status] ?? 'Error';
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly fieldErrors: FieldError[];
+  /** Extra response headers the error implies (Retry-After, Allow, WWW-Authenticate). */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: { fieldErrors?: FieldError[]; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.fieldErrors = options.fieldErrors ?? [];
+    this.headers = options.headers ?? {};
+  }
+
+  get status(): number {
+    return statusForCode[this.code];
+  }
+}
+
+export function notFound(what: string, id: string): AppError {
+  return new AppError('not_found', `No ${what} with id "${id}".`);
+}
+
+export function validationFailed(fieldErrors: FieldError[], message = 'The request has invalid fields.'): AppError {
+  return new AppError('validation_failed', message, { fieldErrors });
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(statusForCode, value);
+}

@@ -1,0 +1,88 @@
+import { eventsUrl, loadEvents } from './events.js';
+import { readSettings } from './settings.js';
+import { mountView } from './view.js';
+
+const prefix = '[HalloweenEvents]';
+const logError = (message: string) => console.error(prefix, message);
+const warn = (message: string) => console.warn(prefix, message);
+
+/** Containers this script has mounted into, with the load in flight (another render() cancels it). */
+const mounts = new WeakMap<Element, { root: ShadowRoot; load: AbortController | null }>();
+
+type Target = Element | 'not yet parsed' | null;
+
+function findContainer(target: unknown): Target {
+  if (target instanceof Element) return target;
+  if (typeof target !== 'string') {
+    logError('render(selector, options) needs a CSS selector such as "#events", or an element.');
+    return null;
+  }
+  let found: Element | null;
+  try {
+    found = document.querySelector(target);
+  } catch {
+    logError(`"${target}" is not a valid CSS selector.`);
+    return null;
+  }
+  if (found) return found;
+  // The async script can run before the parser reaches the container.
+  if (document.readyState === 'loading') return 'not yet parsed';
+  logError(`No element matches "${target}"; add the container (e.g. <div id="events"></div>) before calling render().`);
+  return null;
+}
+
+function shadowRootOf(container: Element): ShadowRoot | null {
+  const mounted = mounts.get(container);
+  if (mounted) {
+    mounted.load?.abort();
+    return mounted.root;
+  }
+  try {
+    const root = container.attachShadow({ mode: 'open' });
+    mounts.set(container, { root, load: null });
+    return root;
+  } catch {
+    logError(`<${container.localName}> cannot hold the widget (it may already have a shadow root); use an empty <div>.`);
+    return null;
+  }
+}
+
+function mount(container: Element, root: ShadowRoot, options: unknown, scriptDirectory: string | null): void {
+  const settings = readSettings(options, scriptDirectory, warn);
+  const view = mountView(root, settings, () => start());
+
+  function start(): void {
+    if (!settings.token) {
+      logError('render() needs the token option (a widget token, wt_…).');
+      view.paint({ kind: 'error', message: 'This events widget has no token, so it cannot show events.', retry: false });
+      return;
+    }
+    if (!settings.apiBase) {
+      logError('Cannot tell where the API is from the script address; pass the apiBase option.');
+      view.paint({ kind: 'error', message: 'Events could not be loaded right now.', retry: false });
+      return;
+    }
+    const load = new AbortController();
+    mounts.set(container, { root, load });
+    view.paint({ kind: 'loading' });
+    void loadEvents(eventsUrl(settings, settings.apiBase, new Date()), settings.token, load.signal, logError).then((result) => {
+      if (result) view.paint(result);
+    });
+  }
+  start();
+}
+
+/** HalloweenEvents.render(): never throws into the host page; problems go to the widget or the console. */
+export function render(target: unknown, options: unknown, scriptDirectory: string | null): void {
+  try {
+    const container = findContainer(target);
+    if (container === 'not yet parsed') {
+      document.addEventListener('DOMContentLoaded', () => render(target, options, scriptDirectory), { once: true });
+    } else if (container) {
+      const root = shadowRootOf(container);
+      if (root) mount(container, root, options, scriptDirectory);
+    }
+  } catch (error) {
+    logError(`could not render: ${String(error)}`);
+  }
+}

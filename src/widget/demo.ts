@@ -1,0 +1,86 @@
+import type { IncomingMessage } from 'node:http';
+import { escapeHtml, widgetSnippet } from './snippet.js';
+
+/**
+ * /widget/demo: the snippet, filled in from the query (?token=wt_…&city=&category=&theme=), and
+ * the same snippet live. The page is on the API's own origin, where a widget token works whatever
+ * its allowed origins, so any valid token shows the widget here.
+ */
+
+const themes = ['pumpkin', 'midnight', 'classic'];
+const containerId = 'halloween-events';
+
+function publicOrigin(request: IncomingMessage): string {
+  const forwarded = request.headers['x-forwarded-proto'];
+  const protocol = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim() === 'https' ? 'https' : 'http';
+  return `${protocol}://${request.headers.host ?? 'localhost:4000'}`;
+}
+
+function field(label: string, name: string, value: string, hint: string): string {
+  return `<label>${label} <input name="${name}" value="${escapeHtml(value)}" placeholder="${escapeHtml(hint)}"></label>`;
+}
+
+export function demoPage(request: IncomingMessage, query: URLSearchParams, nonce: string): string {
+  const token = query.get('token')?.trim() ?? '';
+  const city = query.get('city')?.trim() || 'Salem';
+  const category = query.get('category')?.trim() ?? 'haunted-house';
+  const theme = themes.includes(query.get('theme') ?? '') ? query.get('theme')! : 'pumpkin';
+  const origin = publicOrigin(request);
+  const options = { token: token || 'wt_…', city, ...(category ? { category } : {}), theme, attributionLink: `${origin}/widget/demo` };
+  const shown = widgetSnippet({ scriptUrl: `${origin}/widget.v1.js`, containerId, options });
+  // The live copy loads the script by path, so it comes from this page's own origin as the CSP asks.
+  const live = widgetSnippet({ scriptUrl: '/widget.v1.js', containerId, options: { ...options, token }, nonce });
+  const themeOptions = themes.map((name) => `<option${name === theme ? ' selected' : ''}>${name}</option>`).join('');
+
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Halloween events widget: demo</title>
+<style nonce="${escapeHtml(nonce)}">
+body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;padding:24px 16px;max-width:72rem;color:#1f2937}
+h1{font-size:1.6rem;margin:0 0 .5rem}
+.columns{display:grid;gap:24px;grid-template-columns:repeat(auto-fit,minmax(min(100%,24rem),1fr));align-items:start}
+form{display:flex;flex-wrap:wrap;gap:8px 12px;align-items:end;margin:16px 0}
+label{display:grid;font-size:.875rem;font-weight:600}
+input,select,button{font:inherit;padding:6px 8px;border:1px solid #9ca3af;border-radius:6px}
+button{background:#1f2937;color:#fff;border-color:#1f2937;cursor:pointer}
+pre{background:#111827;color:#f9fafb;padding:16px;border-radius:8px;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8125rem}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
+.note{background:#fef3c7;border-left:4px solid #d97706;padding:8px 12px}
+</style>
+</head>
+<body>
+<h1>Halloween events widget</h1>
+<p>Paste the snippet into any page. It loads <code>widget.v1.js</code> asynchronously and renders the
+events of a city, in a shadow root that the page's CSS cannot reach.</p>
+${token ? '' : `<p class="note">Enter a widget token (<code>wt_…</code>) to see live events. Create one with
+<code>npx hallowgate widget-tokens create --account acct_… --origins https://your-site.example</code>
+or <code>POST /v1/admin/widget_tokens</code>. This page runs on the API's own origin, where any valid
+widget token works; on your site, the token works only from its allowed origins.</p>`}
+<form method="get" action="/widget/demo">
+${field('Token', 'token', token, 'wt_…')}
+${field('City', 'city', city, 'Salem')}
+${field('Category', 'category', category, 'haunted-house')}
+<label>Theme <select name="theme">${themeOptions}</select></label>
+<button type="submit">Show</button>
+</form>
+<div class="columns">
+<section>
+<h2>Snippet</h2>
+<pre><code>${escapeHtml(shown)}</code></pre>
+<p>Options: <code>token</code> (required), <code>city</code>, <code>category</code> (a slug such as
+<code>haunted-house</code>), <code>theme</code> (<code>pumpkin</code>, <code>midnight</code> or
+<code>classic</code>), <code>attributionLink</code>, <code>limit</code> (1–100, default 10) and
+<code>apiBase</code> (defaults to where the script came from).</p>
+</section>
+<section>
+<h2>Live</h2>
+${live}
+</section>
+</div>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClientAddressResolver, isInRanges, parseRanges } from '../../src/access/network.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { postGraphQL } from './requests.js';
+
+const typename = '{ __typename }';
+
+async function statusOf(server: TestServer, key: string, forwardedFor?: string) {
+  const response = await postGraphQL(server.url, key, typename, { headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {} });
+  const body = await response.json();
+  return { status: response.status, code: body.errors?.[0]?.extensions?.code as string | undefined };
+}
+
+describe('IP allowlist, no trusted proxy', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  it('admits a caller inside an IPv4 CIDR and refuses one outside with 403 ip_not_allowed', async () => {
+    const inside = await server.createKey({ ipAllowlist: ['10.0.0.0/8', '127.0.0.0/8'] });
+    const outside = await server.createKey({ ipAllowlist: ['10.0.0.0/8', '2001:db8::/32'] });
+    expect(await statusOf(server, inside.key)).toEqual({ status: 200, code: undefined });
+    expect(await statusOf(server, outside.key)).toEqual({ status: 403, code: 'ip_not_allowed' });
+  });
+
+  it('answers REST with problem+json ip_not_allowed', async () => {
+    const { key } = await server.createKey({ ipAllowlist: ['192.0.2.1'] });
+    const response = await fetch(`${server.url}/v1/no_such_route`, { headers: { authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ status: 403, code: 'ip_not_allowed' });
+  });
+
+  it('ignores X-Forwarded-For from an untrusted peer, so a client cannot claim an allowed address', async () => {
+    const { key } = await server.createKey({ ipAllowlist: ['203.0.113.0/24'] });
+    expect(await statusOf(server, key, '203.0.113.9')).toEqual({ status: 403, code: 'ip_not_allowed' });
+  });
+
+  it('lets keys without an allowlist in from anywhere', async () => {
+    const { key } = await server.createKey();
+    expect((await statusOf(server, key, '198.51.100.1')).status).toBe(200);
+  });
+});
+
+describe('IP allowlist behind a trusted proxy (TRUSTED_PROXIES)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ config: { TRUSTED_PROXIES: '127.0.0.1/32, ::1' } });
+  });
+  afterAll(() => server.close());
+
+  it('takes the client address from X-Forwarded-For sent by the proxy (IPv4)', async () => {
+    const { key } = await server.createKey({ ipAllowlist: ['203.0.113.0/24'] });
+    expect(await statusOf(server, key, '203.0.113.9')).toEqual({ status: 200, code: undefined });
+    expect(await statusOf(server, key, '198.51.100.9')).toEqual({ status: 403, code: 'ip_not_allowed' });
+  });
+
+  it('takes the client address from X-Forwarded-For sent by the proxy (IPv6)', async () => {
+    const { key } = await server.createKey({ ipAllowlist: ['2001:db8:1::/48'] });
+    expect(await statusOf(server, key, '2001:db8:1::42')).toEqual({ status: 200, code: undefined });
+    expect(await statusOf(server, key, '2001:db8:2::42')).toEqual({ status: 403, code: 'ip_not_allowed' });
+  });
+
+  it('believes only the hops added by trusted proxies: the rightmost untrusted address is the client', async () => {
+    const { key } = await server.createKey({ ipAllowlist: ['203.0.113.0/24'] });
+    // The client forged "203.0.113.9"; the proxy appended the address it really saw.
+    expect(await statusOf(server, key, '203.0.113.9, 198.51.100.9')).toEqual({ status: 403, code: 'ip_not_allowed' });
+    expect(await statusOf(server, key, '198.51.100.9, 203.0.113.9')).toEqual({ status: 200, code: undefined });
+  });
+
+  it('refuses an unreadable forwarded address for a key with an allowlist', async () => {
+    const { key } = await server.createKey({ ipAllowlist: ['0.0.0.0/0', '::/0'] });
+    expect(await statusOf(server, key, 'not-an-address')).toEqual({ status: 403, code: 'ip_not_allowed' });
+  });
+});
+
+describe('address matching', () => {
+  it('reads IPv4-mapped IPv6 peers (as dual-stack sockets report them) as IPv4', () => {
+    expect(isInRanges('::ffff:10.1.2.3', parseRanges(['10.0.0.0/8']))).toBe(true);
+    expect(isInRanges('::ffff:10.1.2.3', parseRanges(['::ffff:10.0.0.0/104']))).toBe(true);
+    expect(isInRanges('10.1.2.3', parseRanges(['2001:db8::/32']))).toBe(false);
+    expect(isInRanges('2001:db8::5', parseRanges(['2001:db8::5']))).toBe(true);
+  });
+
+  it('walks X-Forwarded-For from the right through trusted proxies only', () => {
+    const clientAddress = createClientAddressResolver(parseRanges(['10.0.0.0/8']));
+    expect(clientAddress('10.0.0.2', '198.51.100.1, 10.0.0.1')).toBe('198.51.100.1');
+    expect(clientAddress('192.0.2.1', '198.51.100.1')).toBe('192.0.2.1');
+    expect(clientAddress('10.0.0.2', undefined)).toBe('10.0.0.2');
+  });
+});

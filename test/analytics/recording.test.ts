@@ -1,0 +1,140 @@
+import { createClient } from 'graphql-ws';
+import { WebSocket } from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { createApp } from '../../src/app.js';
+import type { PrismaClient } from '../../src/generated/prisma/client.js';
+import { apiClient } from '../support/http.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/** Every request of these tests falls in this minute. */
+const now = new Date('2026-10-31T18:30:20Z');
+const minute = new Date('2026-10-31T18:30:00Z');
+
+async function bucketsOf(prisma: PrismaClient, apiKeyId: string) {
+  const rows = await prisma.usageBucket.findMany({ where: { apiKeyId }, orderBy: [{ route: 'asc' }, { statusClass: 'asc' }] });
+  return rows.map((row) => ({ minute: row.minute, route: row.route, statusClass: row.statusClass, requests: row.requests, bytes: Number(row.bytes) }));
+}
+
+/** Waits for the periodic flush to have written `requests` requests of the key (polling; no timing asserted). */
+async function flushedRequests(prisma: PrismaClient, apiKeyId: string, requests: number) {
+  for (;;) {
+    const total = await prisma.usageBucket.aggregate({ where: { apiKeyId }, _sum: { requests: true } });
+    if ((total._sum.requests ?? 0) >= requests) return bucketsOf(prisma, apiKeyId);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function postGraphQL(url: string, key: string, body: unknown) {
+  return fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('usage recording with periodic flushes', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ clock: () => now, config: { ANALYTICS_FLUSH_MS: 50 } });
+  });
+  afterAll(() => server?.close());
+
+  it('aggregates REST requests per route template and status class', async () => {
+    const { key, keyId } = await server.createKey();
+    const call = apiClient(server.url, key);
+    for (let index = 0; index < 3; index++) expect((await call('GET', '/api/v1/categories')).status).toBe(200);
+    expect((await call('GET', '/v1/bookings/bk_missing')).status).toBe(404);
+    expect((await call('GET', '/v1/nowhere')).status).toBe(404);
+
+    const buckets = await flushedRequests(server.prisma, keyId, 5);
+    expect(buckets.map(({ route, statusClass, requests }) => ({ route, statusClass, requests }))).toEqual([
+      { route: 'GET /api/v1/categories', statusClass: '2xx', requests: 3 },
+      { route: 'GET /v1/bookings/:id', statusClass: '4xx', requests: 1 },
+      { route: 'unmatched', statusClass: '4xx', requests: 1 },
+    ]);
+    expect(buckets.every((bucket) => bucket.minute.getTime() === minute.getTime())).toBe(true);
+    expect(buckets[0]!.bytes).toBeGreaterThan(0);
+  });
+
+  it('names GraphQL requests by operation and adds later flushes to the same bucket', async () => {
+    const { key, keyId } = await server.createKey();
+    expect((await postGraphQL(server.url, key, { query: 'query Cats { categories(first: 1) { totalCount } }' })).status).toBe(200);
+    await flushedRequests(server.prisma, keyId, 1);
+    await postGraphQL(server.url, key, { query: 'query A { viewer { accountId } } query B { viewer { scopes } }', operationName: 'B' });
+    await postGraphQL(server.url, key, { query: '{ viewer { accountId } }' });
+    await fetch(`${server.url}/graphql?query=${encodeURIComponent('query Cats { __typename }')}`, { headers: { authorization: `Bearer ${key}` } });
+
+    const buckets = await flushedRequests(server.prisma, keyId, 4);
+    expect(buckets.map(({ route, requests }) => ({ route, requests }))).toEqual([
+      { route: 'graphql:B', requests: 1 },
+      { route: 'graphql:Cats', requests: 2 },
+      { route: 'graphql:anonymous', requests: 1 },
+    ]);
+  });
+
+  it('counts each subscription started over graphql-ws', async () => {
+    const { key, keyId } = await server.createKey();
+    const client = createClient({
+      url: `${server.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${key}` },
+      retryAttempts: 0,
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        client.subscribe({ query: 'query Typename { __typename }' }, { next: () => undefined, error: reject, complete: resolve });
+      });
+    } finally {
+      await client.dispose();
+    }
+    expect(await flushedRequests(server.prisma, keyId, 1)).toMatchObject([{ route: 'graphql:Typename', statusClass: '2xx', requests: 1 }]);
+  });
+});
+
+describe('usage recording on shutdown', () => {
+  it('flushes what is still in memory when the app closes', async () => {
+    // A flush interval far longer than the test: only the shutdown flush can write these.
+    const server = await startTestServer({ clock: () => now, config: { ANALYTICS_FLUSH_MS: 600_000 } });
+    try {
+      const { key, keyId } = await server.createKey();
+      const call = apiClient(server.url, key);
+      await Promise.all(Array.from({ length: 25 }, () => call('GET', '/api/v1/categories')));
+      expect(await server.prisma.usageBucket.count({ where: { apiKeyId: keyId } })).toBe(0);
+      await server.app.close();
+      expect(await bucketsOf(server.prisma, keyId)).toMatchObject([{ route: 'GET /api/v1/categories', statusClass: '2xx', requests: 25 }]);
+    } finally {
+      await server.database.close();
+    }
+  });
+
+  it('adds the buckets of two instances sharing one database into the same rows', async () => {
+    const first = await startTestServer({ clock: () => now, config: { ANALYTICS_FLUSH_MS: 600_000 } });
+    const second = createApp({ config: first.app.services.config, database: first.database, clock: () => now, logger: pino({ level: 'silent' }) });
+    try {
+      const secondUrl = await second.listen(0, '127.0.0.1');
+      const { key, keyId } = await first.createKey();
+      await Promise.all([
+        ...Array.from({ length: 7 }, () => apiClient(first.url, key)('GET', '/api/v1/categories')),
+        ...Array.from({ length: 5 }, () => apiClient(secondUrl, key)('GET', '/api/v1/categories')),
+      ]);
+      await second.close();
+      await first.app.close();
+      expect(await bucketsOf(first.prisma, keyId)).toMatchObject([{ route: 'GET /api/v1/categories', statusClass: '2xx', requests: 12 }]);
+    } finally {
+      await first.database.close();
+    }
+  });
+
+  it('records nothing when analytics are turned off', async () => {
+    const server = await startTestServer({ config: { ANALYTICS_ENABLED: false } });
+    try {
+      const { key } = await server.createKey();
+      await apiClient(server.url, key)('GET', '/api/v1/categories');
+      await server.app.close();
+      expect(await server.prisma.usageBucket.count()).toBe(0);
+    } finally {
+      await server.database.close();
+    }
+  });
+});

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { futureSlot, type ApiCall } from '../support/http.js';
+import type { TestServer } from '../support/server.js';
+import { createService, customer, graphql, startBookingServer } from './fixtures.js';
+
+let server: TestServer;
+let call: ApiCall;
+let other: ApiCall;
+let readOnly: ApiCall;
+let serviceId: string;
+
+beforeAll(async () => {
+  ({ server, call, other, readOnly } = await startBookingServer());
+  serviceId = await createService(server, 2);
+});
+afterAll(() => server?.close());
+
+const bookingFields = 'id status serviceId startTime customer { name email } createdAt updatedAt cancelledAt service { id capacity }';
+const createMutation = `mutation ($input: CreateBookingInput!, $key: String) {
+  createBooking(input: $input, idempotencyKey: $key) { replayed booking { ${bookingFields} } }
+}`;
+
+async function createBooking(input: Record<string, unknown>, key?: string, as = call) {
+  return graphql(as, createMutation, { input, key });
+}
+
+describe('GraphQL bookings', () => {
+  it('creates a booking, replays it for the same idempotency key, and refuses the key with other input', async () => {
+    const input = { serviceId, startTime: futureSlot(5), customer };
+    const first = await createBooking(input, 'gql-key-1');
+    expect(first.errors).toBeUndefined();
+    expect(first.data!['createBooking']).toMatchObject({
+      replayed: false,
+      booking: { status: 'confirmed', serviceId, startTime: input.startTime, customer, cancelledAt: null, service: { id: serviceId, capacity: 2 } },
+    });
+    const again = await createBooking(input, 'gql-key-1');
+    expect(again.data!['createBooking']).toMatchObject({ replayed: true, booking: { id: first.data!['createBooking'].booking.id } });
+    const reused = await createBooking({ ...input, startTime: futureSlot(6) }, 'gql-key-1');
+    expect(reused.errors![0]!.extensions.code).toBe('idempotency_key_reused');
+  });
+
+  it('reports the same field errors as REST, in GraphQL names', async () => {
+    const input = { serviceId: 'svc_unknown', startTime: '2027-10-31T19:00:00+01:00', customer: { name: '', email: 'nope' } };
+    const viaGraphql = await createBooking(input);
+    expect(viaGraphql.errors![0]!.extensions.code).toBe('validation_failed');
+    const graphqlFields = viaGraphql.errors![0]!.extensions.errors!.map((error) => error.field).sort();
+    expect(graphqlFields).toEqual(['customer.email', 'customer.name', 'startTime']);
+
+    const viaRest = await call('POST', '/v1/bookings', { service_id: input.serviceId, start_time: input.startTime, customer: input.customer });
+    expect(viaRest.status).toBe(422);
+    expect(viaRest.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(['customer.email', 'customer.name', 'start_time']);
+
+    const unknownService = await createBooking({ ...input, startTime: futureSlot(5), customer });
+    expect(unknownService.errors![0]!.extensions).toMatchObject({ code: 'validation_failed', errors: [{ field: 'serviceId' }] });
+    const missing = await createBooking({ serviceId });
+    expect(missing.errors![0]!.extensions.errors!.map((error) => error.field).sort()).toEqual(['customer', 'startTime']);
+  });
+
+  it('answers slot_full, booking_cancelled and insufficient_scope in extensions.code', async () => {
+    const input = { serviceId, startTime: futureSlot(7), customer };
+    const first = await createBooking(input);
+    await createBooking(input);
+    expect((await createBooking(input)).errors![0]!.extensions.code).toBe('slot_full');
+    expect((await createBooking({ ...input, startTime: futureSlot(8) }, undefined, readOnly)).errors![0]!.extensions.code).toBe('insufficient_scope');
+
+    const id = first.data!['createBooking'].booking.id;
+    const updated = await graphql(call, `mutation ($id: ID!) { updateBooking(id: $id, input: { customer: { email: "ada@lovelace.org" } }) { ${bookingFields} } }`, { id });
+    expect(updated.data!['updateBooking'].customer).toEqual({ name: customer.name, email: 'ada@lovelace.org' });
+    const cancelled = await graphql(call, `mutation ($id: ID!) { cancelBooking(id: $id) { status cancelledAt } }`, { id });
+    expect(cancelled.data!['cancelBooking'].status).toBe('cancelled');
+    const late = await graphql(call, `mutation ($id: ID!) { updateBooking(id: $id, input: { customer: { name: "Late" } }) { id } }`, { id });
+    expect(late.errors![0]!.extensions.code).toBe('booking_cancelled');
+    // The cancellation freed a place in the slot.
+    expect((await createBooking(input)).errors).toBeUndefined();
+  });
+
+  it('lists bookings as a connection filtered by UTC days, status and service', async () => {
+    const ownService = await createService(server, 5);
+    const day = futureSlot(9).slice(0, 10);
+    const ids: string[] = [];
+    for (const time of ['00:00:00', '12:15:00', '23:59:59']) {
+      ids.push((await createBooking({ serviceId: ownService, startTime: `${day}T${time}Z`, customer })).data!['createBooking'].booking.id);
+    }
+    await graphql(call, `mutation ($id: ID!) { cancelBooking(id: $id) { id } }`, { id: ids[1] });
+    const query = `query ($start: Date, $end: Date, $status: BookingStatus, $service: ID, $first: Int, $after: String) {
+      bookings(startDate: $start, endDate: $end, status: $status, serviceId: $service, first: $first, after: $after) {
+        edges { cursor node { id status startTime } } pageInfo { hasNextPage endCursor }
+      }
+    }`;
+    const all = await graphql(call, query, { start: day, end: day, service: ownService });
+    expect(all.data!['bookings'].edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual(ids);
+    const confirmed = await graphql(call, query, { start: day, end: day, service: ownService, status: 'confirmed' });
+    expect(confirmed.data!['bookings'].edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual([ids[0], ids[2]]);
+    const firstPage = await graphql(call, query, { start: day, end: day, service: ownService, first: 2 });
+    expect(firstPage.data!['bookings'].pageInfo.hasNextPage).toBe(true);
+    const secondPage = await graphql(call, query, { start: day, end: day, service: ownService, first: 2, after: firstPage.data!['bookings'].pageInfo.endCursor });
+    expect(secondPage.data!['bookings'].edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual([ids[2]]);
+    const nextDay = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    expect((await graphql(call, query, { start: nextDay, end: nextDay, service: ownService })).data!['bookings'].edges).toEqual([]);
+    const backwards = await graphql(call, query, { start: nextDay, end: day });
+    expect(backwards.errors![0]!.extensions.code).toBe('invalid_parameter');
+  });
+
+  it('serves services, service(id) and node for services and own bookings', async () => {
+    const services = await graphql(call, '{ services(first: 2) { edges { node { id name attractionId durationMinutes capacity } } } }');
+    const first = services.data!['services'].edges[0].node;
+    expect(first.id).toMatch(/^svc_/);
+    expect((await graphql(call, 'query ($id: ID!) { service(id: $id) { name } }', { id: first.id })).data!['service'].name).toBe(first.name);
+    expect((await graphql(call, '{ service(id: "svc_nothing") { id } }')).errors![0]!.extensions.code).toBe('not_found');
+    const booking = (await createBooking({ serviceId, startTime: futureSlot(10), customer })).data!['createBooking'].booking;
+    const nodes = await graphql(call, 'query ($a: ID!, $b: ID!) { a: node(id: $a) { __typename id } b: node(id: $b) { __typename id ... on Booking { status } } }', {
+      a: first.id,
+      b: booking.id,
+    });
+    expect(nodes.data).toEqual({ a: { __typename: 'Service', id: first.id }, b: { __typename: 'Booking', id: booking.id, status: 'confirmed' } });
+  });
+
+  it("keeps another account's bookings out of reach: not_found, null node, absent from lists and events", async () => {
+    const booking = (await createBooking({ serviceId, startTime: futureSlot(11), customer })).data!['createBooking'].booking;
+    const variables = { id: booking.id };
+    const read = await graphql(other, 'query ($id: ID!) { booking(id: $id) { id } }', variables);
+    expect(read.errors![0]!.extensions.code).toBe('not_found');
+    expect((await graphql(other, 'query ($id: ID!) { node(id: $id) { id } }', variables)).data!['node']).toBeNull();
+    const update = await graphql(other, 'mutation ($id: ID!) { updateBooking(id: $id, input: { customer: { name: "Mallory" } }) { id } }', variables);
+    expect(update.errors![0]!.extensions.code).toBe('not_found');
+    const cancel = await graphql(other, 'mutation ($id: ID!) { cancelBooking(id: $id) { id } }', variables);
+    expect(cancel.errors![0]!.extensions.code).toBe('not_found');
+    const lists = await graphql(other, '{ bookings(first: 100) { edges { node { id } } } bookingEvents(first: 100) { edges { node { data } } } }');
+    expect(lists.data!['bookings'].edges).toEqual([]);
+    expect(lists.data!['bookingEvents'].edges).toEqual([]);
+    const own = await graphql(call, 'query ($id: ID!) { booking(id: $id) { status customer { name } } }', variables);
+    expect(own.data!['booking']).toEqual({ status: 'confirmed', customer: { name: customer.name } });
+  });
+});

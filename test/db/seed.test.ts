@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/connection.js';
+import { categorySlugs } from '../../src/db/seed-data/categories.js';
+import { cities } from '../../src/db/seed-data/cities.js';
+import { generateDirectory, seededAt } from '../../src/db/seed-data/directory.js';
+import { isDatabaseEmpty, refreshAttractionAggregates, seedDatabase, type SeedSummary } from '../../src/db/seed.js';
+import { openTestDatabase } from '../support/database.js';
+
+/** Seeded here, from a migrated but empty database (in-memory PGlite, or PostgreSQL under TEST_DATABASE_URL). */
+let fresh: Database;
+/** Seeded by the suite's global setup, in another process. */
+let snapshot: Database;
+let summary: SeedSummary;
+let emptyBeforeSeeding: boolean;
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  [fresh, snapshot] = await Promise.all([openTestDatabase({ seeded: false }), openTestDatabase({ seeded: true })]);
+  emptyBeforeSeeding = await isDatabaseEmpty(fresh.prisma);
+  summary = await seedDatabase(fresh.prisma, { log: (line) => logLines.push(line) });
+});
+afterAll(async () => {
+  await Promise.all([fresh?.close(), snapshot?.close()]);
+});
+
+const directoryTables = ['categories', 'attractions', 'events', 'images', 'services', '_CategoryToEvent', '_AttractionToCategory'];
+
+/** A digest of every row of a table, so two databases can be compared without fetching them. */
+async function tableDigest(database: Database, table: string): Promise<string> {
+  const [row] = await database.prisma.$queryRawUnsafe<{ digest: string }[]>(
+    `SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS digest FROM "${table}" t`,
+  );
+  return row!.digest;
+}
+
+describe('seedDatabase', () => {
+  it('fills an empty database and reports what it wrote, with progress lines', async () => {
+    expect(emptyBeforeSeeding).toBe(true);
+    expect(await isDatabaseEmpty(fresh.prisma)).toBe(false);
+    const { prisma } = fresh;
+    expect(summary).toMatchObject({
+      categories: await prisma.category.count(),
+      attractions: await prisma.attraction.count(),
+      events: await prisma.event.count(),
+      images: await prisma.image.count(),
+      services: await prisma.service.count(),
+    });
+    expect(summary.categories).toBe(8);
+    expect(summary.attractions).toBeGreaterThanOrEqual(300);
+    expect(summary.events).toBeGreaterThanOrEqual(1500);
+    expect(summary.images).toBeGreaterThanOrEqual(3000);
+    expect(summary.services).toBeGreaterThanOrEqual(summary.attractions);
+    expect(logLines).toEqual(
+      expect.arrayContaining([
+        'seed: categories 8',
+        `seed: attractions ${summary.attractions}`,
+        `seed: events ${summary.events}/${summary.events}`,
+        `seed: images ${summary.images}`,
+        `seed: services ${summary.services}`,
+      ]),
+    );
+    expect(logLines.at(-1)).toMatch(/^seed: done in \d+\.\d s$/);
+  });
+
+  it('writes byte-identical rows, ids and timestamps included, on every run', async () => {
+    const firstEvents = (database: Database) =>
+      database.prisma.event.findMany({
+        orderBy: { id: 'asc' },
+        take: 50,
+        include: { categories: { orderBy: { id: 'asc' } }, images: { orderBy: { position: 'asc' } } },
+      });
+    const [ours, theirs] = await Promise.all([firstEvents(fresh), firstEvents(snapshot)]);
+    expect(ours).toHaveLength(50);
+    expect(ours).toEqual(theirs);
+    for (const table of directoryTables) {
+      expect(await tableDigest(fresh, table), table).toBe(await tableDigest(snapshot, table));
+    }
+  });
+
+  it('creates exactly the eight categories', async () => {
+    const categories = await fresh.prisma.category.findMany({ orderBy: { slug: 'asc' } });
+    expect(categories.map((category) => category.slug)).toEqual([...categorySlugs].sort());
+    expect(categories.find((category) => category.slug === 'haunted-house')?.name).toBe('Haunted House');
+    for (const category of categories) expect(category.id).toMatch(/^cat_[a-z_]+$/);
+  });
+
+  it('spreads the directory over at least 40 real US cities, each event near its city and in its time zone', async () => {
+    const events = await fresh.prisma.event.findMany({ select: { city: true, region: true, timezone: true, latitude: true, longitude: true } });
+    const byName = new Map(cities.map((city) => [`${city.name}, ${city.region}`, city]));
+    const seen = new Set<string>();
+    for (const event of events) {
+      const city = byName.get(`${event.city}, ${event.region}`);
+      expect(city, `${event.city}, ${event.region}`).toBeDefined();
+      expect(event.timezone).toBe(city!.timezone);
+      expect(Math.abs(event.latitude - city!.latitude)).toBeLessThan(0.1);
+      expect(Math.abs(event.longitude - city!.longitude)).toBeLessThan(0.1);
+      seen.add(event.city);
+    }
+    expect(seen.size).toBeGreaterThanOrEqual(40);
+    for (const city of cities) {
+      expect(city.region).toMatch(/^[A-Z]{2}$/);
+      expect(() => new Intl.DateTimeFormat('en-US', { timeZone: city.timezone }), city.timezone).not.toThrow();
+    }
+  });
+
+  it('keeps every event in its attraction\'s city, with 1–3 categories whose union is the attraction\'s', async () => {
+    const attractions = await fresh.prisma.attraction.findMany({
+      include: { categories: true, events: { include: { categories: true } } },
+    });
+    for (const attraction of attractions) {
+      expect(attraction.events.length).toBeGreaterThan(0);
+      const union = new Set<string>();
+      for (const event of attraction.events) {
+        expect([event.city, event.cityKey, event.region]).toEqual([attraction.city, attraction.cityKey, attraction.region]);
+        expect(event.cityKey).toBe(event.city.toLowerCase());
+        expect(event.categories.length).toBeGreaterThanOrEqual(1);
+        expect(event.categories.length).toBeLessThanOrEqual(3);
+        for (const category of event.categories) union.add(category.slug);
+      }
+      expect(attraction.categories.map((category) => category.slug).sort()).toEqual([...union].sort());
+    }
+  });
+
+  it('stores attraction aggregates that match a recomputation from the events', async () => {
+    const [attractions, events] = await Promise.all([
+      fresh.prisma.attraction.findMany(),
+      fresh.prisma.event.findMany({ select: { attractionId: true, startsAt: true, endsAt: true, priceMin: true, priceMax: true } }),
+    ]);
+    for (const attraction of attractions) {
+      const own = events.filter((event) => event.attractionId === attraction.id);
+      expect(attraction.eventCount).toBe(own.length);
+      expect(attraction.firstStartsAt?.getTime()).toBe(Math.min(...own.map((event) => event.startsAt.getTime())));
+      expect(attraction.lastEndsAt?.getTime()).toBe(Math.max(...own.map((event) => event.endsAt.getTime())));
+      expect(attraction.priceMin?.toNumber()).toBe(Math.min(...own.map((event) => event.priceMin.toNumber())));
+      expect(attraction.priceMax?.toNumber()).toBe(Math.max(...own.map((event) => event.priceMax.toNumber())));
+    }
+  });
+
+  it('gives events sane dates in both seasons, dollar prices (some free) and fixed timestamps', async () => {
+    const events = await fresh.prisma.event.findMany();
+    const seasonOf = (date: Date) => date.getUTCFullYear();
+    const seasons = new Set(events.map((event) => seasonOf(event.startsAt)));
+    expect([...seasons].sort()).toEqual([2026, 2027]);
+    for (const event of events) {
+      expect(event.id).toMatch(/^ev_[0-9A-Za-z]{22}$/);
+      const year = seasonOf(event.startsAt);
+      expect(event.startsAt.getTime()).toBeGreaterThanOrEqual(Date.UTC(year, 8, 15));
+      expect(event.startsAt.getTime()).toBeLessThan(Date.UTC(year, 10, 16, 12));
+      expect(event.endsAt.getTime()).toBeGreaterThan(event.startsAt.getTime());
+      expect(event.priceMin.lessThanOrEqualTo(event.priceMax)).toBe(true);
+      expect(event.priceMin.decimalPlaces()).toBeLessThanOrEqual(2);
+      expect(event.currency).toBe('USD');
+      expect(event.url).toMatch(/^https:\/\//);
+      expect([event.createdAt, event.updatedAt]).toEqual([seededAt, seededAt]);
+    }
+    expect(events.some((event) => event.priceMax.isZero())).toBe(true);
+    expect(events.some((event) => event.title.includes('Manor'))).toBe(true);
+  });
+
+  it('gives each event 1–4 described images at positions 0..n-1', async () => {
+    const events = await fresh.prisma.event.findMany({ select: { images: { orderBy: { position: 'asc' } } } });
+    for (const { images } of events) {
+      expect(images.length).toBeGreaterThanOrEqual(1);
+      expect(images.length).toBeLessThanOrEqual(4);
+      expect(images.map((image) => image.position)).toEqual(images.map((_, index) => index));
+      for (const image of images) {
+        expect(image.url).toMatch(/^https:\/\/images\.hallowgate\.example\/[a-z-]+\/\w+-\d+x\d+\.jpg$/);
+        expect(image.url).toContain(`-${image.width}x${image.height}.jpg`);
+        expect(image.alt.length).toBeGreaterThan(20);
+      }
+    }
+  });
+
+  it('gives every attraction bookable services with capacity and duration', async () => {
+    const attractions = await fresh.prisma.attraction.findMany({ include: { services: true } });
+    for (const attraction of attractions) {
+      expect(attraction.services.length).toBeGreaterThanOrEqual(1);
+      for (const service of attraction.services) {
+        expect(service.id).toMatch(/^svc_[0-9A-Za-z]{22}$/);
+        expect(service.name).toMatch(/^[A-Z][\w -]+ \d\d:00 – /);
+        expect(service.name.endsWith(` – ${attraction.name}`)).toBe(true);
+        expect(service.capacity).toBeGreaterThanOrEqual(10);
+        expect(service.capacity).toBeLessThanOrEqual(60);
+        expect(service.durationMinutes).toBeGreaterThanOrEqual(30);
+        expect(service.durationMinutes).toBeLessThanOrEqual(120);
+      }
+    }
+  });
+});
+
+describe('refreshAttractionAggregates', () => {
+  it('recomputes only the attractions it is given, and resets one left without events', async () => {
+    const { prisma } = fresh;
+    const [changed, untouched] = await prisma.attraction.findMany({ where: { eventCount: { gte: 2 } }, orderBy: { id: 'asc' }, take: 2 });
+    const event = await prisma.event.findFirstOrThrow({ where: { attractionId: changed!.id }, orderBy: { id: 'asc' } });
+    const earlier = new Date(changed!.firstStartsAt!.getTime() - 86_400_000);
+    await prisma.event.update({ where: { id: event.id }, data: { startsAt: earlier, priceMax: '999.99' } });
+    await prisma.attraction.update({ where: { id: untouched!.id }, data: { eventCount: 0 } });
+
+    expect(await refreshAttractionAggregates(prisma, [changed!.id])).toBe(1);
+    const refreshed = await prisma.attraction.findUniqueOrThrow({ where: { id: changed!.id } });
+    expect(refreshed.firstStartsAt).toEqual(earlier);
+    expect(refreshed.priceMax?.toFixed(2)).toBe('999.99');
+    expect(refreshed.eventCount).toBe(changed!.eventCount);
+    expect((await prisma.attraction.findUniqueOrThrow({ where: { id: untouched!.id } })).eventCount).toBe(0);
+
+    await prisma.event.deleteMany({ where: { attractionId: changed!.id } });
+    expect(await refreshAttractionAggregates(prisma, [changed!.id])).toBe(1);
+    expect(await prisma.attraction.findUniqueOrThrow({ where: { id: changed!.id } })).toMatchObject({
+      eventCount: 0,
+      firstStartsAt: null,
+      lastEndsAt: null,
+      priceMin: null,
+      priceMax: null,
+    });
+
+    expect(await refreshAttractionAggregates(prisma, [])).toBe(0);
+    expect(await refreshAttractionAggregates(prisma)).toBe(summary.attractions);
+    expect((await prisma.attraction.findUniqueOrThrow({ where: { id: untouched!.id } })).eventCount).toBe(untouched!.eventCount);
+  });
+});
+
+describe('seedDatabase at other scales', () => {
+  let small: Database;
+  beforeAll(async () => {
+    small = await openTestDatabase({ seeded: false });
+  });
+  afterAll(() => small?.close());
+
+  it('refuses a scale that is not a positive number', async () => {
+    for (const scale of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(seedDatabase(small.prisma, { log: () => undefined, scale })).rejects.toThrow(RangeError);
+    }
+    expect(await isDatabaseEmpty(small.prisma)).toBe(true);
+  });
+
+  it('leaves nothing behind when a write fails part-way', async () => {
+    const scale = 0.25;
+    // An attraction already there makes the second step fail, after the categories were written.
+    const [clash] = generateDirectory(scale).attractions;
+    await small.prisma.attraction.create({ data: clash! });
+    await expect(seedDatabase(small.prisma, { log: () => undefined, scale })).rejects.toThrow();
+    expect(await small.prisma.category.count()).toBe(0);
+    await small.prisma.attraction.delete({ where: { id: clash!.id } });
+
+    const smaller = await seedDatabase(small.prisma, { log: () => undefined, scale });
+    expect(smaller.attractions).toBe(Math.round(summary.attractions * scale));
+    expect(smaller.categories).toBe(8);
+    const cityCount = (await small.prisma.attraction.groupBy({ by: ['city'] })).length;
+    expect(cityCount).toBeGreaterThanOrEqual(40);
+  });
+});

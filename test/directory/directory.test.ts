@@ -1,0 +1,306 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type ApiCall } from '../support/http.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let call: ApiCall;
+let statements: string[] = [];
+let city: string;
+/** The server's "now": the real time unless a test moves it. */
+let frozenNow: Date | null = null;
+
+beforeAll(async () => {
+  server = await startTestServer({ seed: true, onQuery: (sql) => statements.push(sql), clock: () => frozenNow ?? new Date() });
+  call = apiClient(server.url, (await server.createKey({ scopes: ['directory:read'] })).key);
+  city = (await server.prisma.event.findFirstOrThrow({ where: { city: 'Chicago' } })).city;
+});
+afterAll(() => server?.close());
+
+/** The API's timestamp form: ISO UTC without milliseconds. */
+const isoSeconds = (date: Date) => date.toISOString().replace('.000Z', 'Z');
+
+/** The directory's tables; the server's own background work (usage flushes, key refreshes) uses others. */
+const directoryTable = /"(events|attractions|categories|images|_CategoryToEvent|_AttractionToCategory)"|\b(events|directory_version)\b/;
+
+/** SQL statements on directory tables while `work` runs. */
+async function countStatements(work: () => Promise<unknown>): Promise<number> {
+  statements = [];
+  await work();
+  return statements.filter((sql) => directoryTable.test(sql)).length;
+}
+
+describe('GET /api/v1/events', () => {
+  it('filters by city case-insensitively and pages with limit, cursor and Link', async () => {
+    const total = await server.prisma.event.count({ where: { city } });
+    const page = await call('GET', `/api/v1/events?city=${city.toUpperCase()}&limit=5`);
+    expect(page.status).toBe(200);
+    expect(page.body.data).toHaveLength(5);
+    expect(page.body.data.every((event: { city: string }) => event.city === city)).toBe(true);
+    expect(page.body.has_more).toBe(total > 5);
+    expect(page.headers.get('link')).toMatch(/rel="next"/);
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    do {
+      const next: { body: { data: { id: string }[]; next_cursor: string | null } } = await call(
+        'GET',
+        `/api/v1/events?city=${city}&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      for (const event of next.body.data) seen.add(event.id);
+      cursor = next.body.next_cursor;
+    } while (cursor);
+    expect(seen.size).toBe(total);
+  });
+
+  it('returns the contract fields, and includes categories and images only when asked', async () => {
+    const plain = await call('GET', `/api/v1/events?city=${city}&limit=1`);
+    expect(Object.keys(plain.body.data[0]).sort()).toEqual(
+      ['id', 'title', 'description', 'city', 'region', 'venue', 'address', 'latitude', 'longitude', 'starts_at', 'ends_at', 'timezone', 'price_min', 'price_max', 'currency', 'url', 'attraction_id', 'updated_at'].sort(),
+    );
+    expect(typeof plain.body.data[0].price_min).toBe('number');
+    const included = await call('GET', `/api/v1/events?city=${city}&limit=3&include=categories,images`);
+    for (const event of included.body.data) {
+      expect(event.categories.length).toBeGreaterThan(0);
+      expect(event.categories[0]).toEqual({ id: expect.stringMatching(/^cat_/), slug: expect.any(String), name: expect.any(String) });
+      expect(event.images[0]).toEqual({ id: expect.stringMatching(/^img_/), url: expect.any(String), width: expect.any(Number), height: expect.any(Number), alt: expect.any(String) });
+    }
+  });
+
+  it('projects fields, always keeping id', async () => {
+    const response = await call('GET', `/api/v1/events?city=${city}&limit=2&fields=title,starts_at&include=images`);
+    for (const event of response.body.data) expect(Object.keys(event).sort()).toEqual(['id', 'images', 'starts_at', 'title']);
+  });
+
+  it('filters by category, dates and text, and sorts', async () => {
+    const haunted = await call('GET', '/api/v1/events?category=haunted-house&include=categories&limit=20');
+    for (const event of haunted.body.data) expect(event.categories.map((category: { slug: string }) => category.slug)).toContain('haunted-house');
+    const dated = await call('GET', '/api/v1/events?starts_after=2027-10-01&starts_before=2027-10-08T00:00:00Z&limit=100');
+    expect(dated.body.data.length).toBeGreaterThan(0);
+    for (const event of dated.body.data) expect(event.starts_at >= '2027-10-01' && event.starts_at < '2027-10-08').toBe(true);
+    const sorted = await call('GET', `/api/v1/events?city=${city}&sort=-price_min,title&limit=50`);
+    const prices = sorted.body.data.map((event: { price_min: number }) => event.price_min);
+    expect(prices).toEqual([...prices].sort((a, b) => b - a));
+    const searched = await call('GET', '/api/v1/events?q=manor&limit=10');
+    expect(searched.body.data.length).toBeGreaterThan(0);
+    for (const event of searched.body.data) expect(`${event.title} ${event.description} ${event.venue}`.toLowerCase()).toContain('manor');
+    // LIKE wildcards in q are literal characters, not patterns.
+    for (const wildcard of ['%', '_', '\\']) expect((await call('GET', `/api/v1/events?q=${encodeURIComponent(wildcard)}`)).body.data).toEqual([]);
+  });
+
+  it.each([
+    ['include=venues', 'include'],
+    ['fields=title,nope', 'fields'],
+    ['sort=popularity', 'sort'],
+    ['sort=-', 'sort'],
+    ['limit=0', 'limit'],
+    ['limit=500', 'limit'],
+    ['starts_after=yesterday', 'starts_after'],
+    ['cursor=garbage', 'cursor'],
+  ])('rejects %s with 400 naming the parameter', async (query, parameter) => {
+    const response = await call('GET', `/api/v1/events?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('invalid_parameter');
+    expect(JSON.stringify(response.body)).toContain(parameter);
+  });
+
+  it('resolves a page of 1, 20 or 100 events with categories and images in 3 statements; REST adds one for its validator', async () => {
+    const query = `query($first: Int) { events(first: $first) { edges { node { id title categories { slug } images { url } } } } }`;
+    const graphql: number[] = [];
+    const rest: number[] = [];
+    for (const limit of [1, 20, 100]) {
+      graphql.push(await countStatements(() => call('POST', '/graphql', { query, variables: { first: limit } })));
+      rest.push(await countStatements(() => call('GET', `/api/v1/events?limit=${limit}&include=categories,images`)));
+    }
+    expect(graphql).toEqual([3, 3, 3]);
+    expect(rest).toEqual([4, 4, 4]);
+  });
+
+  it('resolves a page of attractions with events, categories and next_starts_at in statements that do not grow with the page', async () => {
+    const counts: number[] = [];
+    for (const limit of [1, 20, 100]) {
+      counts.push(await countStatements(() => call('GET', `/api/v1/attractions?limit=${limit}&include=events,categories`)));
+    }
+    expect(counts).toEqual([5, 5, 5]);
+  });
+});
+
+describe('single records, attractions and categories', () => {
+  it('gets one event, 404 for an unknown one', async () => {
+    const [first] = (await call('GET', `/api/v1/events?city=${city}&limit=1`)).body.data;
+    const one = await call('GET', `/api/v1/events/${first.id}?include=images`);
+    expect(one.body).toMatchObject({ id: first.id, title: first.title });
+    expect(one.body.images.length).toBeGreaterThan(0);
+    expect((await call('GET', '/api/v1/events/ev_nothere')).status).toBe(404);
+  });
+
+  it('lists attractions with aggregates and includes their events and categories', async () => {
+    const response = await call('GET', `/api/v1/attractions?city=${city.toLowerCase()}&include=events,categories&limit=3`);
+    expect(response.status).toBe(200);
+    for (const attraction of response.body.data) {
+      expect(attraction.event_count).toBe(attraction.events.length);
+      const starts = attraction.events.map((event: { starts_at: string }) => event.starts_at).sort();
+      expect(attraction.first_starts_at).toBe(starts[0]);
+      expect(attraction.categories.length).toBeGreaterThan(0);
+      const upcoming = starts.filter((start: string) => start > new Date().toISOString());
+      expect(attraction.next_starts_at).toBe(upcoming[0] ?? null);
+    }
+    const byCount = await call('GET', '/api/v1/attractions?sort=-event_count,name&limit=100');
+    const counts = byCount.body.data.map((attraction: { event_count: number }) => attraction.event_count);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    expect((await call('GET', '/api/v1/attractions?sort=updated_at')).status).toBe(400);
+    const one = await call('GET', `/api/v1/attractions/${response.body.data[0].id}`);
+    expect(one.body.name).toBe(response.body.data[0].name);
+    expect(one.body.events).toBeUndefined();
+  });
+
+  it('lists categories and finds one by id or slug', async () => {
+    const list = await call('GET', '/api/v1/categories?limit=100');
+    expect(list.body.data.map((category: { slug: string }) => category.slug)).toEqual(
+      ['corn-maze', 'escape-room', 'festival', 'ghost-tour', 'haunted-house', 'hayride', 'pumpkin-patch', 'trick-or-treat'],
+    );
+    expect(list.headers.get('last-modified')).toBeTruthy();
+    const bySlug = await call('GET', '/api/v1/categories/haunted-house');
+    expect(Object.keys(bySlug.body).sort()).toEqual(['id', 'name', 'slug']);
+    expect((await call('GET', `/api/v1/categories/${bySlug.body.id}`)).body).toEqual(bySlug.body);
+    expect((await call('GET', '/api/v1/categories/ghosts-only')).status).toBe(404);
+  });
+
+  it('needs directory:read, on REST and on every way into the GraphQL types', async () => {
+    const bookingsOnly = apiClient(server.url, (await server.createKey({ scopes: ['bookings:read'] })).key);
+    const response = await bookingsOnly('GET', '/api/v1/events');
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe('insufficient_scope');
+    const [event] = (await call('GET', `/api/v1/events?city=${city}&limit=1&include=categories,images`)).body.data;
+    for (const id of [event.id, event.attraction_id, event.categories[0].id, event.images[0].id]) {
+      const graphql = await bookingsOnly('POST', '/graphql', { query: `{ node(id: "${id}") { id } }` });
+      expect(graphql.body.data?.node ?? null).toBeNull();
+      expect(graphql.body.errors[0].extensions.code).toBe('insufficient_scope');
+    }
+  });
+});
+
+describe('conditional requests', () => {
+  it('answers If-None-Match and If-Modified-Since with 304, without re-running the listing', async () => {
+    const path = `/api/v1/events?city=${city}&include=categories,images&limit=50`;
+    const first = await call('GET', path);
+    const tag = first.headers.get('etag')!;
+    expect(tag).toMatch(/^"[\w-]+"$/);
+    expect(first.headers.get('cache-control')).toMatch(/^private, max-age=\d+$/);
+    expect(first.headers.get('vary')).toMatch(/\bAuthorization\b/);
+    const lastModified = first.headers.get('last-modified')!;
+    expect(new Date(lastModified).toISOString().slice(0, 19)).toBe(
+      first.body.data.map((event: { updated_at: string }) => event.updated_at).sort().at(-1).slice(0, 19),
+    );
+
+    const statementsFor304 = await countStatements(async () => {
+      const again = await call('GET', path, undefined, { 'if-none-match': tag });
+      expect(again.status).toBe(304);
+      expect(again.body).toBeUndefined();
+      expect(again.headers.get('etag')).toBe(tag);
+    });
+    // Only the validator's one primary-key lookup: no listing, no relations.
+    expect(statementsFor304).toBe(1);
+    expect((await call('GET', path, undefined, { 'if-modified-since': lastModified })).status).toBe(304);
+    expect((await call('GET', path, undefined, { 'if-none-match': '"other"' })).status).toBe(200);
+  });
+
+  it('answers a repeated GET from the answer it kept, with the validator its only statement, until the data changes', async () => {
+    const path = `/api/v1/events?city=${city}&limit=4&include=images&sort=-starts_at`;
+    const first = await call('GET', path);
+    let again: Awaited<ReturnType<ApiCall>> | undefined;
+    expect(await countStatements(async () => (again = await call('GET', path)))).toBe(1);
+    expect(again!.body).toEqual(first.body);
+    expect(again!.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(again!.headers.get('link')).toBe(first.headers.get('link'));
+    await server.prisma.event.update({ where: { id: first.body.data[0].id }, data: { venue: 'The Moved Venue' } });
+    const changed = await call('GET', path);
+    expect(changed.body.data[0].venue).toBe('The Moved Venue');
+    expect(changed.headers.get('etag')).not.toBe(first.headers.get('etag'));
+  });
+
+  it('changes the tag when a listed record changes', async () => {
+    const path = `/api/v1/events?city=${city}&limit=5`;
+    const before = await call('GET', path);
+    const tag = before.headers.get('etag')!;
+    expect((await call('GET', path, undefined, { 'if-none-match': tag })).status).toBe(304);
+    await server.prisma.event.update({ where: { id: before.body.data[0].id }, data: { title: 'Renamed for the test' } });
+    const after = await call('GET', path, undefined, { 'if-none-match': tag });
+    expect(after.status).toBe(200);
+    expect(after.body.data[0].title).toBe('Renamed for the test');
+  });
+
+  it('changes the tag when an embedded image changes, though images have no update time', async () => {
+    const path = `/api/v1/events?city=${city}&limit=5&include=images`;
+    const before = await call('GET', path);
+    const tag = before.headers.get('etag')!;
+    expect((await call('GET', path, undefined, { 'if-none-match': tag })).status).toBe(304);
+    await server.prisma.image.update({ where: { id: before.body.data[0].images[0].id }, data: { alt: 'A new description' } });
+    const after = await call('GET', path, undefined, { 'if-none-match': tag });
+    expect(after.status).toBe(200);
+    expect(after.body.data[0].images[0].alt).toBe('A new description');
+  });
+
+  it("revalidates an attraction when time passes one of its events' start, which moves next_starts_at", async () => {
+    // Outside the city whose records other tests here update, so only time moves this one.
+    const attraction = await server.prisma.attraction.findFirstOrThrow({
+      where: { eventCount: { gte: 2 }, cityKey: { not: city.toLowerCase() } },
+      include: { events: { orderBy: { startsAt: 'asc' } } },
+    });
+    const [first, second] = attraction.events as [(typeof attraction.events)[number], (typeof attraction.events)[number]];
+    const path = `/api/v1/attractions/${attraction.id}`;
+    try {
+      frozenNow = new Date(first.startsAt.getTime() - 1000);
+      const before = await call('GET', path);
+      expect(before.body.next_starts_at).toBe(isoSeconds(first.startsAt));
+      const validators = { 'if-none-match': before.headers.get('etag')!, 'if-modified-since': before.headers.get('last-modified')! };
+      expect((await call('GET', path, undefined, validators)).status).toBe(304);
+
+      frozenNow = new Date(first.startsAt.getTime() + 1000);
+      const byTag = await call('GET', path, undefined, { 'if-none-match': validators['if-none-match'] });
+      expect(byTag.status).toBe(200);
+      expect(byTag.body.next_starts_at).toBe(isoSeconds(second.startsAt));
+      expect(byTag.body.updated_at).toBe(isoSeconds(first.startsAt));
+      expect((await call('GET', path, undefined, { 'if-modified-since': validators['if-modified-since'] })).status).toBe(200);
+    } finally {
+      frozenNow = null;
+    }
+  });
+});
+
+describe('GraphQL twin', () => {
+  it('serves events with includes, node lookups and a complexity limit', async () => {
+    const query = `query($city: String) { events(city: $city, first: 3, orderBy: [{ field: STARTS_AT, direction: ASC }]) {
+      edges { node { id title priceMin categories { slug } images { url alt } attraction { name nextStartsAt } } } } }`;
+    const response = await call('POST', '/graphql', { query, variables: { city: city.toLowerCase() } });
+    expect(response.body.errors).toBeUndefined();
+    const [edge] = response.body.data.events.edges;
+    const node = await call('POST', '/graphql', { query: `{ node(id: "${edge.node.id}") { id ... on Event { title } } }` });
+    expect(node.body.data.node).toEqual({ id: edge.node.id, title: edge.node.title });
+    const deep = 'attraction { events(first: 100) { edges { node { '.repeat(6) + 'id' + ' } } } }'.repeat(6);
+    const tooComplex = await call('POST', '/graphql', { query: `{ events(first: 100) { edges { node { ${deep} } } } }` });
+    expect(tooComplex.body.errors[0].extensions.code).toBe('query_too_complex');
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents every directory route with its parameters and conditional responses at /api/v1/openapi.json', async () => {
+    const document = (await call('GET', '/api/v1/openapi.json')).body;
+    expect(document.openapi).toMatch(/^3\.1\./);
+    const resolve = (ref: string) => ref.slice(2).split('/').reduce((node, key) => node[key], document);
+    const listParameters = ['city', 'category', 'starts_after', 'starts_before', 'q', 'include', 'fields', 'sort', 'limit', 'cursor'];
+    const expected: Record<string, string[]> = {
+      '/api/v1/events': listParameters,
+      '/api/v1/events/{id}': ['id', 'include', 'fields'],
+      '/api/v1/attractions': listParameters,
+      '/api/v1/attractions/{id}': ['id', 'include', 'fields'],
+      '/api/v1/categories': ['fields', 'limit', 'cursor'],
+      '/api/v1/categories/{id_or_slug}': ['id_or_slug', 'fields'],
+    };
+    for (const [path, parameters] of Object.entries(expected)) {
+      const operation = document.paths[path]?.get;
+      expect(operation, path).toBeDefined();
+      const names = operation.parameters.map((parameter: { name?: string; $ref?: string }) => (parameter.$ref ? resolve(parameter.$ref) : parameter).name);
+      expect(names, path).toEqual(expect.arrayContaining([...parameters, 'If-None-Match', 'If-Modified-Since']));
+      expect(Object.keys(operation.responses), path).toEqual(expect.arrayContaining(['200', '304', '401', '403']));
+    }
+  });
+});

@@ -1,0 +1,132 @@
+import { createClient, type Client } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let key: string;
+let call: ApiCall;
+let serviceId: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({ seed: true });
+  ({ key } = await server.createKey({ scopes: ['bookings:read', 'bookings:write'] }));
+  call = apiClient(server.url, key);
+  serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.dispose()));
+  await server?.close();
+});
+
+function connect(authorization: string): Client {
+  const client = createClient({
+    url: server.url.replace('http', 'ws') + '/graphql',
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization },
+    retryAttempts: 0,
+  });
+  clients.push(client);
+  return client;
+}
+
+type EventPayload = { id: string; event: string; created: string; data: { id: string; status: string }; booking: { id: string; status: string } };
+
+/** Collects subscription payloads; `next(n)` resolves with the first n. */
+function collect(client: Client, query: string, variables: Record<string, unknown> = {}) {
+  const payloads: { data?: Record<string, EventPayload>; errors?: { extensions?: { code?: string } }[] }[] = [];
+  let failure: unknown;
+  client.subscribe({ query, variables }, { next: (value) => void payloads.push(value as never), error: (error) => (failure = error), complete: () => undefined });
+  return {
+    payloads,
+    async next(count: number) {
+      const deadline = Date.now() + 10_000;
+      while (payloads.length < count) {
+        if (failure) throw failure instanceof Error ? failure : new Error(JSON.stringify(failure));
+        if (Date.now() > deadline) throw new Error(`got ${payloads.length} of ${count} payloads`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return payloads.slice(0, count);
+    },
+  };
+}
+
+const book = (days: number) =>
+  call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(days), customer: { name: 'Sub', email: 'sub@example.com' } });
+
+describe('bookingEvents over graphql-ws', () => {
+  it('replays the log after `after`, then streams live, with no gap or duplicate at the seam', async () => {
+    const first = await book(60);
+    const second = await book(61);
+    const [afterEvent] = (await call('GET', '/v1/booking_events')).body.data.filter((event: EventPayload) => event.data.id === first.body.id);
+    const stream = collect(connect(`Bearer ${key}`), 'subscription($after: ID) { bookingEvents(after: $after) { id event created data booking { id status } } }', { after: afterEvent.id });
+    const [replayed] = await stream.next(1);
+    expect(replayed!.data!['bookingEvents']!.data.id).toBe(second.body.id);
+    await call('DELETE', `/v1/bookings/${second.body.id}`);
+    const third = await book(62);
+    const payloads = (await stream.next(3)).map((payload) => payload.data!['bookingEvents']!);
+    expect(payloads.map((payload) => [payload.event, payload.data.id])).toEqual([
+      ['booking.created', second.body.id],
+      ['booking.cancelled', second.body.id],
+      ['booking.created', third.body.id],
+    ]);
+    expect(payloads[1]!.booking).toEqual({ id: second.body.id, status: 'cancelled' });
+    const log = (await call('GET', `/v1/booking_events?after=${afterEvent.id}`)).body.data;
+    expect(payloads.map(({ booking: _booking, ...rest }) => rest)).toEqual(log);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(stream.payloads).toHaveLength(3);
+  });
+
+  it('streams one kind with bookingCancelled, and only the account’s own events', async () => {
+    const other = await server.createKey({ scopes: ['bookings:read', 'bookings:write'] });
+    const mine = collect(connect(`Bearer ${key}`), 'subscription { bookingCancelled { event data } }');
+    const theirs = collect(connect(`Bearer ${other.key}`), 'subscription { bookingEvents { event data } }');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const booking = await book(63);
+    await call('DELETE', `/v1/bookings/${booking.body.id}`);
+    const [cancelled] = await mine.next(1);
+    const event = cancelled!.data!['bookingCancelled']!;
+    expect([event.event, event.data.id, event.data.status]).toEqual(['booking.cancelled', booking.body.id, 'cancelled']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(theirs.payloads).toHaveLength(0);
+    expect(mine.payloads).toHaveLength(1);
+  });
+
+  it('refuses a key without bookings:read and a connection without a valid key', async () => {
+    const directoryOnly = await server.createKey({ scopes: ['directory:read'] });
+    const refused = collect(connect(`Bearer ${directoryOnly.key}`), 'subscription { bookingEvents { id } }');
+    const [payload] = await refused.next(1);
+    expect(payload!.errors![0]!.extensions!.code).toBe('insufficient_scope');
+    const anonymous = connect('Bearer key_nonexistent0000000000.sk_nonexistent00000000000000000');
+    await expect(
+      new Promise((resolve, reject) => anonymous.subscribe({ query: 'subscription { bookingEvents { id } }' }, { next: resolve, error: reject, complete: () => resolve(null) })),
+    ).rejects.toBeDefined();
+  });
+});
+
+describe('bookingEvents over SSE', () => {
+  it('streams events as text/event-stream', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription { bookingCreated { event data } }' }),
+    });
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const reader = response.body!.getReader();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const booking = await book(64);
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes(booking.body.id)) {
+      const chunk = await reader.read();
+      if (chunk.done) throw new Error(`stream ended before the event arrived: ${text}`);
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    expect(text).toMatch(/event: next\ndata: .*booking\.created/);
+    controller.abort();
+  });
+});

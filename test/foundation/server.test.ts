@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let key: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  ({ key } = await server.createKey({ scopes: ['bookings:read'] }));
+});
+afterAll(() => server?.close());
+
+describe('HTTP foundation', () => {
+  it('answers health and readiness, readiness from the database', async () => {
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready' });
+  });
+
+  it('echoes a client X-Request-Id and makes one otherwise', async () => {
+    const echoed = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'trace-123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('trace-123');
+    const made = await fetch(`${server.url}/healthz`);
+    expect(made.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['malformed', 'Bearer nonsense'],
+    ['unknown', 'Bearer key_AAAAAAAAAAAAAAAAAAAAAA.sk_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB'],
+    ['not bearer', 'Basic dXNlcjpwYXNz'],
+  ])('refuses a %s key with 401 problem+json and WWW-Authenticate', async (_label, authorization) => {
+    const response = await fetch(`${server.url}/v1/bookings`, { headers: authorization ? { authorization } : {} });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const problem = await response.json();
+    expect(problem).toMatchObject({ status: 401, code: 'unauthenticated', title: 'Unauthorized' });
+    expect(problem.request_id).toBe(response.headers.get('x-request-id'));
+  });
+
+  it('refuses a revoked key', async () => {
+    const revoked = await server.createKey({ scopes: ['bookings:read'] });
+    await server.prisma.apiKey.update({ where: { id: revoked.keyId }, data: { revokedAt: new Date() } });
+    const response = await fetch(`${server.url}/v1/bookings`, { headers: { authorization: `Bearer ${revoked.key}` } });
+    expect(response.status).toBe(401);
+  });
+
+  it('answers an unknown route with 404 problem+json', async () => {
+    const response = await fetch(`${server.url}/v1/no-such-thing`, { headers: { authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ code: 'not_found', status: 404 });
+    expect((await fetch(`${server.url}/nowhere`)).status).toBe(404);
+  });
+
+  it('serves both OpenAPI documents without a key', async () => {
+    for (const path of ['/v1/openapi.json', '/api/v1/openapi.json']) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status).toBe(200);
+      expect((await response.json()).openapi).toBe('3.1.0');
+    }
+  });
+
+  it('identifies the calling key in GraphQL, and codes an anonymous call unauthenticated', async () => {
+    const query = JSON.stringify({ query: '{ viewer { accountId scopes } }' });
+    const headers = { 'content-type': 'application/json' };
+    const authenticated = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${key}` }, body: query });
+    expect((await authenticated.json()).data.viewer.scopes).toEqual(['bookings:read']);
+    const anonymous = await fetch(`${server.url}/graphql`, { method: 'POST', headers, body: query });
+    expect((await anonymous.json()).errors[0].extensions.code).toBe('unauthenticated');
+  });
+
+  it('serves GraphiQL to browsers', async () => {
+    const response = await fetch(`${server.url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('GraphiQL');
+  });
+
+  it('exposes Prometheus metrics', async () => {
+    const response = await fetch(`${server.url}/metrics`);
+    expect(await response.text()).toContain('process_cpu_user_seconds_total');
+  });
+});

@@ -1,0 +1,43 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedWebhook {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver on loopback; `respond` decides each answer's status. */
+export async function startReceiver(respond: (received: ReceivedWebhook, index: number) => number = () => 200) {
+  const received: ReceivedWebhook[] = [];
+  const waiters: (() => void)[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const webhook = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(webhook);
+      response.writeHead(respond(webhook, received.length - 1));
+      response.end();
+      for (const wake of waiters.splice(0)) wake();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    /** Resolves once `count` requests have arrived, or rejects after `ms`. */
+    async waitFor(count: number, ms = 15_000) {
+      const deadline = Date.now() + ms;
+      while (received.length < count) {
+        if (Date.now() > deadline) throw new Error(`expected ${count} webhooks, got ${received.length}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 100);
+        });
+      }
+      return received;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,92 @@
+import { pino } from 'pino';
+import { createApp, type App } from '../../src/app.js';
+import { createApiKey, type NewApiKey } from '../../src/access/keys.js';
+import type { Scope } from '../../src/access/principal.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Database } from '../../src/db/connection.js';
+import type { Plan, PrismaClient } from '../../src/generated/prisma/client.js';
+import type { Clock } from '../../src/shared/clock.js';
+import { newId } from '../../src/shared/ids.js';
+import { openTestDatabase } from './database.js';
+
+export interface TestServerOptions {
+  /** Start from the seeded directory (categories, events, attractions, services). */
+  seed?: boolean;
+  clock?: Clock;
+  config?: Partial<Config>;
+  /** Called with every SQL statement the server sends. */
+  onQuery?: (sql: string) => void;
+  /** Run on this PostgreSQL server even when the suite's default is PGlite (from requireService). */
+  postgresUrl?: string;
+}
+
+export interface CreateKeyOptions extends Partial<Omit<NewApiKey, 'scopes' | 'plan'>> {
+  scopes?: Scope[];
+  plan?: Plan;
+}
+
+export interface TestServer {
+  url: string;
+  app: App;
+  database: Database;
+  prisma: PrismaClient;
+  createAccount(name?: string): Promise<string>;
+  /** Creates an API key (in a new account unless accountId is given) and returns its only copy. */
+  createKey(options?: CreateKeyOptions): Promise<{ key: string; keyId: string; accountId: string; signingSecret: string | null }>;
+  close(): Promise<void>;
+}
+
+/** A real server on an ephemeral port over its own fresh database (PGlite, or PostgreSQL when TEST_DATABASE_URL is set). */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const config = {
+    ...loadConfig({ LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent', WEBHOOK_ALLOW_PRIVATE: '1', ...redisFromEnvironment() }),
+    ...options.config,
+  };
+  const database = await openTestDatabase({
+    seeded: options.seed ?? false,
+    poolSize: config.DATABASE_POOL_SIZE,
+    ...(options.onQuery ? { onQuery: options.onQuery } : {}),
+    ...(options.postgresUrl ? { postgresUrl: options.postgresUrl } : {}),
+  });
+  const app = createApp({
+    config,
+    database,
+    logger: pino({ level: config.LOG_LEVEL }),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const url = await app.listen(0, '127.0.0.1');
+  const prisma = database.prisma;
+
+  async function createAccount(name = 'Test account') {
+    const account = await prisma.account.create({ data: { id: newId('account'), name } });
+    return account.id;
+  }
+
+  return {
+    url,
+    app,
+    database,
+    prisma,
+    createAccount,
+    async createKey(keyOptions = {}) {
+      const accountId = keyOptions.accountId ?? (await createAccount());
+      const { record, key, signingSecret } = await createApiKey(prisma, {
+        ...keyOptions,
+        accountId,
+        plan: keyOptions.plan ?? 'business',
+        scopes: keyOptions.scopes ?? ['bookings:read', 'bookings:write', 'webhooks:manage', 'directory:read', 'analytics:read'],
+      });
+      return { key, keyId: record.id, accountId, signingSecret };
+    },
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+/** Tests share Redis only when TEST_REDIS_URL is set (the CI run against real services). */
+function redisFromEnvironment(): { REDIS_URL?: string } {
+  const url = process.env['TEST_REDIS_URL'];
+  return url ? { REDIS_URL: url } : {};
+}
