@@ -39,10 +39,15 @@ function loadEngineModule(): Promise<EngineModule> {
   return engineModule;
 }
 
-/** Runs a migration script on PGlite and, unlike pglite-prisma-adapter 0.7.2, waits for it and reports failure (bug 5). */
-function awaitingScripts(adapter: SqlDriverAdapter, pglite: PGlite, scriptForBareExecuteRaw: boolean): SqlDriverAdapter {
+/**
+ * Runs each migration script whole, in one round trip (an implicit transaction, so a failing
+ * migration leaves nothing behind). The adapters do worse: pglite-prisma-adapter 0.7.2 neither waits
+ * for the script nor reports its failure (bug 5), and @prisma/adapter-pg splits the script at every
+ * semicolon, cutting apart function bodies, string literals and comments.
+ */
+function wholeScripts(adapter: SqlDriverAdapter, runScript: (script: string) => Promise<unknown>, scriptForBareExecuteRaw: boolean): SqlDriverAdapter {
   const executeScript = async (script: string) => {
-    await pglite.exec(script);
+    await runScript(script);
   };
   return Object.assign(Object.create(adapter) as SqlDriverAdapter, {
     executeScript,
@@ -60,20 +65,19 @@ function awaitingScripts(adapter: SqlDriverAdapter, pglite: PGlite, scriptForBar
 }
 
 /** A migration-aware adapter factory whose shadow database is a throw-away in-memory PGlite. */
-function migrationAdapterFactory(target: SqlMigrationAwareDriverAdapterFactory['connect'], targetPglite?: PGlite): SqlMigrationAwareDriverAdapterFactory {
+function migrationAdapterFactory(target: SqlMigrationAwareDriverAdapterFactory['connect'], runTargetScript: (script: string) => Promise<unknown>): SqlMigrationAwareDriverAdapterFactory {
   const opened: PGlite[] = [];
   return {
     provider: 'postgres',
     adapterName: 'hallowgate-migrations',
     connect: async () => {
-      const adapter = await target();
-      return targetPglite ? awaitingScripts(adapter, targetPglite, false) : adapter;
+      return wholeScripts(await target(), runTargetScript, false);
     },
     connectToShadowDb: async () => {
       const shadow = await PGlite.create();
       opened.push(shadow);
       const adapter = await new PrismaPGlite(shadow).connect();
-      return Object.assign(awaitingScripts(adapter, shadow, true), {
+      return Object.assign(wholeScripts(adapter, (script) => shadow.exec(script), true), {
         dispose: async () => {
           if (!shadow.closed) await shadow.close();
         },
@@ -157,7 +161,8 @@ function postgresFactory(url: string) {
     max: 2,
   });
   pool.on('error', () => undefined);
-  return { connect: () => new PrismaPg(pool).connect(), end: () => pool.end() };
+  // A query without parameters goes over the simple protocol, which takes many statements at once.
+  return { connect: () => new PrismaPg(pool).connect(), runScript: (script: string) => pool.query(script), end: () => pool.end() };
 }
 
 /**
@@ -168,14 +173,14 @@ export async function applyMigrations(database: Pick<Database, 'config' | 'pglit
   const migrationsList = await readMigrations(migrationsDir);
   if (database.pglite) {
     const pglite = database.pglite;
-    const factory = migrationAdapterFactory(() => new PrismaPGlite(pglite).connect(), pglite);
+    const factory = migrationAdapterFactory(() => new PrismaPGlite(pglite).connect(), (script) => pglite.exec(script));
     const result = await withEngine(factory, ({ engine }) => engine.applyMigrations({ migrationsList, filters: noFilters }));
     return result.appliedMigrationNames;
   }
   if (database.config.kind !== 'postgres') throw new Error('unreachable: PGlite without an engine');
   const postgres = postgresFactory(database.config.url);
   try {
-    const factory = migrationAdapterFactory(postgres.connect);
+    const factory = migrationAdapterFactory(postgres.connect, postgres.runScript);
     const result = await withEngine(factory, ({ engine }) => engine.applyMigrations({ migrationsList, filters: noFilters }));
     return result.appliedMigrationNames;
   } finally {
@@ -188,7 +193,7 @@ export async function pendingSchemaChanges(migrationsDir = defaultMigrationsDir)
   const migrationsList = await readMigrations(migrationsDir);
   const scratch = await PGlite.create();
   try {
-    const factory = migrationAdapterFactory(() => new PrismaPGlite(scratch).connect(), scratch);
+    const factory = migrationAdapterFactory(() => new PrismaPGlite(scratch).connect(), (script) => scratch.exec(script));
     const schema = await readFile(schemaPath, 'utf8');
     const result = await withEngine(factory, ({ engine }) =>
       engine.diff({

@@ -10,10 +10,13 @@ CREATE TABLE "directory_version" (
 -- the new version exactly when they see the new data. Statement triggers: one bump per statement.
 INSERT INTO "directory_version" ("id", "version") VALUES (1, 0);
 
--- The body spells its semicolons as \073: @prisma/adapter-pg runs migration scripts split at every
--- semicolon, which would cut a dollar-quoted function body apart.
-CREATE FUNCTION "bump_directory_version"() RETURNS trigger LANGUAGE plpgsql AS
-  E'BEGIN INSERT INTO "directory_version" ("id", "version") VALUES (1, 1) ON CONFLICT ("id") DO UPDATE SET "version" = "directory_version"."version" + 1\073 RETURN NULL\073 END';
+CREATE FUNCTION "bump_directory_version"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO "directory_version" ("id", "version") VALUES (1, 1)
+    ON CONFLICT ("id") DO UPDATE SET "version" = "directory_version"."version" + 1;
+  RETURN NULL;
+END
+$$;
 
 CREATE TRIGGER "events_bump_directory_version" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "events"
   FOR EACH STATEMENT EXECUTE FUNCTION "bump_directory_version"();
