@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createDemoAccount, ensureOperatorKey } from './access/provisioning.js';
 import type { Config } from './config.js';
-import { openDatabase, parseDatabaseUrl, type Database } from './db/connection.js';
+import { openDatabase, parseDatabaseUrl, whileLocked, type Database } from './db/connection.js';
 import { applyMigrations } from './db/migrator.js';
 import { isDatabaseEmpty, seedDatabase } from './db/seed.js';
 
@@ -19,24 +19,26 @@ export async function prepareDatabase(config: Config, log: (line: string) => voi
   try {
     await database.ping();
     if (databaseConfig.kind === 'pglite') await applyMigrations(database);
-    const shouldSeed =
-      config.SEED_ON_START === 'always' || (config.SEED_ON_START === 'auto' && databaseConfig.kind === 'pglite');
-    if (shouldSeed && (await isDatabaseEmpty(database.prisma))) {
-      await seedDatabase(database.prisma, { log });
-      const demo = await createDemoAccount(database.prisma);
-      if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
-        await mkdir(dirname(demoKeyFile), { recursive: true });
-        await writeFile(demoKeyFile, `${demo.key}\n`, { mode: 0o600 });
+    await whileLocked(databaseConfig, 'hallowgate:bootstrap', async () => {
+      const shouldSeed =
+        config.SEED_ON_START === 'always' || (config.SEED_ON_START === 'auto' && databaseConfig.kind === 'pglite');
+      if (shouldSeed && (await isDatabaseEmpty(database.prisma))) {
+        await seedDatabase(database.prisma, { log });
+        const demo = await createDemoAccount(database.prisma);
+        if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
+          await mkdir(dirname(demoKeyFile), { recursive: true });
+          await writeFile(demoKeyFile, `${demo.key}\n`, { mode: 0o600 });
+        }
+        log(`demo account ${demo.accountId}; its API key: ${demo.key}`);
+      } else if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
+        const key = await readFile(demoKeyFile, 'utf8').catch(() => null);
+        if (key) log(`demo API key: ${key.trim()}`);
       }
-      log(`demo account ${demo.accountId}; its API key: ${demo.key}`);
-    } else if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
-      const key = await readFile(demoKeyFile, 'utf8').catch(() => null);
-      if (key) log(`demo API key: ${key.trim()}`);
-    }
-    if (config.ADMIN_API_KEY) {
-      const keyId = await ensureOperatorKey(database.prisma, config.ADMIN_API_KEY);
-      log(`operator key ${keyId} is ready (ADMIN_API_KEY)`);
-    }
+      if (config.ADMIN_API_KEY) {
+        const keyId = await ensureOperatorKey(database.prisma, config.ADMIN_API_KEY);
+        log(`operator key ${keyId} is ready (ADMIN_API_KEY)`);
+      }
+    });
     return database;
   } catch (error) {
     await database.close().catch(() => undefined);

@@ -117,3 +117,21 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     },
   };
 }
+
+/**
+ * Runs `work` holding a PostgreSQL advisory lock named `name`, so instances starting together on an
+ * empty database take turns instead of seeding it twice. PGlite has a single process: no lock needed.
+ */
+export async function whileLocked<T>(config: DatabaseConfig, name: string, work: () => Promise<T>): Promise<T> {
+  if (config.kind !== 'postgres') return work();
+  const client = new pg.Client({ connectionString: config.url });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+    return await work();
+  } finally {
+    // Ending the session releases its advisory locks.
+    await client.end().catch(() => undefined);
+  }
+}
