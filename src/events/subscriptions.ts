@@ -2,6 +2,7 @@ import type { BookingEvent, PrismaClient } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import type { Context } from '../graphql/context.js';
 import { BookingEventRef, BookingEventTypeEnum, logPositionOf } from './graphql.js';
+import { noteStreamedEvent } from './sse-resume.js';
 import type { BookingEventType } from './log.js';
 
 const replayPage = 500;
@@ -34,8 +35,9 @@ async function* bookingEventStream(context: Context, afterEventId: string | null
   const accountId = context.principal!.accountId;
   const notices = context.services.bookingEventBus.subscribe(accountId)[Symbol.asyncIterator]();
   try {
-    let lastSeq = afterEventId
-      ? await logPositionOf(context, afterEventId, 'after')
+    const resumeAfter = afterEventId ?? context.lastEventId;
+    let lastSeq = resumeAfter
+      ? await logPositionOf(context, resumeAfter, afterEventId ? 'after' : 'Last-Event-ID')
       : ((await context.prisma.bookingEvent.aggregate({ where: { accountId }, _max: { seq: true } }))._max.seq ?? 0n);
 
     const readPastLast = async function* () {
@@ -62,17 +64,22 @@ async function* bookingEventStream(context: Context, afterEventId: string | null
   }
 }
 
+function sentEvent(event: BookingEvent, _args: unknown, context: Context): BookingEvent {
+  noteStreamedEvent(context, event.id);
+  return event;
+}
+
 builder.subscriptionFields((t) => ({
   bookingEvents: t.field({
     type: BookingEventRef,
     authScopes: { scope: 'bookings:read' },
-    description: "Replays the account's log after `after` (a msg_… id), then streams new events live.",
+    description: "Replays the account's log after `after` (a msg_… id), then streams new events live. Over SSE, without `after`, it resumes after the Last-Event-ID header.",
     args: {
       types: t.arg({ type: [BookingEventTypeEnum] }),
       after: t.arg.id(),
     },
     subscribe: (_root, args, context) => bookingEventStream(context, args.after ? String(args.after) : null, args.types ?? null),
-    resolve: (event) => event,
+    resolve: sentEvent,
   }),
   ...Object.fromEntries(
     (
@@ -86,9 +93,9 @@ builder.subscriptionFields((t) => ({
       t.field({
         type: BookingEventRef,
         authScopes: { scope: 'bookings:read' },
-        description: `New ${type} events of the account.`,
+        description: `New ${type} events of the account (over SSE, resumes after Last-Event-ID).`,
         subscribe: (_root, _args, context) => bookingEventStream(context, null, [type]),
-        resolve: (event) => event,
+        resolve: sentEvent,
       }),
     ]),
   ),

@@ -22,8 +22,12 @@ export interface Context {
   principal: Principal | null;
   requestId: string;
   services: AppServices;
+  /** An SSE client's Last-Event-ID: booking-event subscriptions without `after` resume after it. */
+  lastEventId: string | null;
+  /** The booking event whose payload a subscription is sending, for the SSE `id:` line. */
+  streamedEventId?: string | undefined;
 }
 
-export function createContext(services: AppServices, principal: Principal | null, requestId: string): Context {
-  return { prisma: services.prisma, principal, requestId, services };
+export function createContext(services: AppServices, principal: Principal | null, requestId: string, lastEventId: string | null = null): Context {
+  return { prisma: services.prisma, principal, requestId, services, lastEventId };
 }

@@ -3,6 +3,7 @@ import type { Admission } from '../access/gate.js';
 import { createContext, type AppServices, type Context } from '../graphql/context.js';
 import { maskGraphQLError } from '../graphql/errors.js';
 import { schema } from '../graphql/schema.js';
+import { lastEventIdOf, resumableServerSentEvents } from '../events/sse-resume.js';
 
 /** What the HTTP layer hands Yoga for each request, after the access gate let it through. */
 export interface ServerContext {
@@ -16,7 +17,8 @@ export function createGraphQLServer(services: AppServices): Yoga {
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    context: ({ admission, requestId }) => createContext(services, admission.principal, requestId),
+    context: ({ admission, requestId, request }) => createContext(services, admission.principal, requestId, lastEventIdOf(request)),
+    plugins: [resumableServerSentEvents()],
     maskedErrors: { maskError: (error) => maskGraphQLError(error) },
     graphiql: {
       title: 'hallowgate',

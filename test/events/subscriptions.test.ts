@@ -106,27 +106,80 @@ describe('bookingEvents over graphql-ws', () => {
   });
 });
 
+/** An SSE subscription read event by event, as an EventSource or fetch-event-source client reads it. */
+async function openEventStream(query: string, headers: Record<string, string> = {}) {
+  const controller = new AbortController();
+  const response = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    signal: controller.signal,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+    body: JSON.stringify({ query }),
+  });
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  return {
+    response,
+    /** The next `event: next` message, with its id and parsed data. */
+    async next(): Promise<{ id: string | undefined; data: { data?: Record<string, EventPayload>; errors?: { extensions?: { code?: string } }[] } }> {
+      for (;;) {
+        const end = buffered.indexOf('\n\n');
+        if (end >= 0) {
+          const block = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          const fields = Object.fromEntries(block.split('\n').filter((line) => !line.startsWith(':') && line.includes(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
+          if (fields['event'] === 'next') return { id: fields['id'], data: JSON.parse(fields['data']!) };
+          continue;
+        }
+        const chunk = await reader.read();
+        if (chunk.done) throw new Error(`the stream ended; unread: ${buffered}`);
+        buffered += decoder.decode(chunk.value, { stream: true });
+      }
+    },
+    close: () => controller.abort(),
+  };
+}
+
 describe('bookingEvents over SSE', () => {
-  it('streams events as text/event-stream', async () => {
-    const controller = new AbortController();
-    const response = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      signal: controller.signal,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ query: 'subscription { bookingCreated { event data } }' }),
-    });
-    expect(response.headers.get('content-type')).toContain('text/event-stream');
-    const reader = response.body!.getReader();
+  it('streams events as text/event-stream, each with its msg_ id', async () => {
+    const stream = await openEventStream('subscription { bookingCreated { event data } }');
+    expect(stream.response.headers.get('content-type')).toContain('text/event-stream');
     await new Promise((resolve) => setTimeout(resolve, 300));
     const booking = await book(64);
-    const decoder = new TextDecoder();
-    let text = '';
-    while (!text.includes(booking.body.id)) {
-      const chunk = await reader.read();
-      if (chunk.done) throw new Error(`stream ended before the event arrived: ${text}`);
-      text += decoder.decode(chunk.value, { stream: true });
-    }
-    expect(text).toMatch(/event: next\ndata: .*booking\.created/);
-    controller.abort();
+    const message = await stream.next();
+    stream.close();
+    const event = message.data.data!['bookingCreated']!;
+    expect([event.event, event.data.id]).toEqual(['booking.created', booking.body.id]);
+    const [logged] = (await call('GET', '/v1/booking_events')).body.data.filter((entry: EventPayload) => entry.data.id === booking.body.id);
+    expect(message.id).toBe(logged.id);
+  });
+
+  it('resumes after Last-Event-ID: what happened while disconnected comes first, once, in order', async () => {
+    const first = await openEventStream('subscription { bookingEvents { id event data } }');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const seen = await book(65);
+    const beforeDrop = await first.next();
+    expect(beforeDrop.data.data!['bookingEvents']!.data.id).toBe(seen.body.id);
+    first.close();
+
+    const missedCreate = await book(66);
+    await call('DELETE', `/v1/bookings/${missedCreate.body.id}`);
+    const resumed = await openEventStream('subscription { bookingEvents { id event data } }', { 'last-event-id': beforeDrop.id! });
+    const replayed = [await resumed.next(), await resumed.next()];
+    expect(replayed.map((message) => [message.data.data!['bookingEvents']!.event, message.data.data!['bookingEvents']!.data.id])).toEqual([
+      ['booking.created', missedCreate.body.id],
+      ['booking.cancelled', missedCreate.body.id],
+    ]);
+    expect(replayed.map((message) => message.id)).toEqual(replayed.map((message) => message.data.data!['bookingEvents']!.id));
+    const live = await book(67);
+    expect((await resumed.next()).data.data!['bookingEvents']!.data.id).toBe(live.body.id);
+    resumed.close();
+  });
+
+  it('answers a Last-Event-ID that names no event of the account with invalid_parameter', async () => {
+    const stream = await openEventStream('subscription { bookingCreated { id } }', { 'last-event-id': 'msg_nosuchevent000000000000' });
+    const message = await stream.next();
+    stream.close();
+    expect(message.data.errors![0]!.extensions!.code).toBe('invalid_parameter');
   });
 });
