@@ -1,13 +1,18 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createDemoAccount, ensureOperatorKey } from './access/provisioning.js';
+import { createDemoAccount, ensureOperatorKey, type DemoAccount } from './access/provisioning.js';
 import type { Config } from './config.js';
 import { openDatabase, parseDatabaseUrl, whileLocked, type Database } from './db/connection.js';
 import { applyMigrations } from './db/migrator.js';
 import { isDatabaseEmpty, seedDatabase } from './db/seed.js';
 
-/** Where the embedded database keeps the demo key, so every start can show it again. */
-const demoKeyFile = './.data/demo-api-key';
+/** Where the embedded database keeps the demo credentials, so every start can show them again. */
+const demoFile = './.data/demo.json';
+
+function announceDemo(demo: Omit<DemoAccount, 'accountId'>, port: number, log: (line: string) => void) {
+  log(`demo API key: ${demo.key}`);
+  log(`widget demo: http://localhost:${port}/widget/demo?token=${demo.widgetToken}&city=Salem`);
+}
 
 /**
  * Opens the configured database and makes it ready to serve: embedded PGlite is migrated and,
@@ -24,15 +29,16 @@ export async function prepareDatabase(config: Config, log: (line: string) => voi
         config.SEED_ON_START === 'always' || (config.SEED_ON_START === 'auto' && databaseConfig.kind === 'pglite');
       if (shouldSeed && (await isDatabaseEmpty(database.prisma))) {
         await seedDatabase(database.prisma, { log });
-        const demo = await createDemoAccount(database.prisma);
+        const demo = await createDemoAccount(database.prisma, [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`]);
         if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
-          await mkdir(dirname(demoKeyFile), { recursive: true });
-          await writeFile(demoKeyFile, `${demo.key}\n`, { mode: 0o600 });
+          await mkdir(dirname(demoFile), { recursive: true });
+          await writeFile(demoFile, `${JSON.stringify({ key: demo.key, widgetToken: demo.widgetToken })}\n`, { mode: 0o600 });
         }
-        log(`demo account ${demo.accountId}; its API key: ${demo.key}`);
+        log(`demo account ${demo.accountId}`);
+        announceDemo(demo, config.PORT, log);
       } else if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
-        const key = await readFile(demoKeyFile, 'utf8').catch(() => null);
-        if (key) log(`demo API key: ${key.trim()}`);
+        const saved = await readFile(demoFile, 'utf8').then((text) => JSON.parse(text) as Omit<DemoAccount, 'accountId'>, () => null);
+        if (saved) announceDemo(saved, config.PORT, log);
       }
       if (config.ADMIN_API_KEY) {
         const keyId = await ensureOperatorKey(database.prisma, config.ADMIN_API_KEY);

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { newId } from '../shared/ids.js';
+import { createWidgetToken } from './admin.js';
 import { createApiKey, hashSecret, parseApiKey } from './keys.js';
 import { scopes } from './principal.js';
 
@@ -24,8 +25,17 @@ export async function ensureOperatorKey(prisma: PrismaClient, adminApiKey: strin
   return parsed.keyId;
 }
 
-/** A demo account with a key holding every scope but admin, for trying the API after first start. */
-export async function createDemoAccount(prisma: PrismaClient): Promise<{ accountId: string; key: string }> {
+export interface DemoAccount {
+  accountId: string;
+  key: string;
+  widgetToken: string;
+}
+
+/**
+ * A demo account for trying the product after first start: a key holding every scope but admin,
+ * and a widget token for pages served from `widgetOrigins` (the demo page works with it at once).
+ */
+export async function createDemoAccount(prisma: PrismaClient, widgetOrigins: string[]): Promise<DemoAccount> {
   const account = await prisma.account.create({ data: { id: newId('account'), name: 'Demo Haunts Inc.' } });
   const { key } = await createApiKey(prisma, {
     accountId: account.id,
@@ -33,5 +43,6 @@ export async function createDemoAccount(prisma: PrismaClient): Promise<{ account
     name: 'demo',
     scopes: scopes.filter((scope) => scope !== 'admin'),
   });
-  return { accountId: account.id, key };
+  const widgetToken = await createWidgetToken(prisma, { accountId: account.id, name: 'demo', allowedOrigins: widgetOrigins });
+  return { accountId: account.id, key, widgetToken: widgetToken.id };
 }

@@ -27,7 +27,8 @@ describe.skipIf(!postgresUrl)('instances starting together on an empty PostgreSQ
 
     expect(await empty.prisma.category.count()).toBe(8);
     expect(await empty.prisma.account.count({ where: { name: { contains: 'Demo' } } })).toBe(1);
-    expect(lines.filter((line) => line.includes('its API key'))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith('demo API key: key_'))).toHaveLength(1);
+    expect(lines.filter((line) => /^widget demo: http:\/\/localhost:\d+\/widget\/demo\?token=wt_/.test(line))).toHaveLength(1);
     expect(lines.filter((line) => line.includes('is ready (ADMIN_API_KEY)'))).toHaveLength(2);
     expect(await empty.prisma.apiKey.count({ where: { id: 'key_operator0001' } })).toBe(1);
   });
