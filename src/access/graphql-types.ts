@@ -53,7 +53,8 @@ builder.prismaObject('WidgetToken', {
   }),
 });
 
-const Viewer = builder.objectRef<Principal>('Viewer').implement({
+/** Other domains add their fields to Viewer (analytics: usage and alerts). */
+export const Viewer = builder.objectRef<Principal>('Viewer').implement({
   description: 'The credential making the request: an API key, or a widget token.',
   fields: (t) => ({
     accountId: t.exposeID('accountId'),

@@ -6,7 +6,7 @@ import { builder } from '../graphql/builder.js';
 import { AppError } from '../shared/errors.js';
 import { parseAlertRuleInput } from './alerts.js';
 import { newId } from '../shared/ids.js';
-import { ViewerRef } from './viewer.js';
+import { Viewer } from '../access/graphql-types.js';
 
 const AlertMetricEnum = builder.enumType('AlertMetric', {
   description: 'rate_limit_share: requests in a minute over the per-minute limit (0–1); daily_requests: requests in a UTC day; error_rate: 4xx and 5xx share of the requests in a window (0–1, judged from 10 requests on).',
@@ -48,7 +48,7 @@ function callingKeyId(context: Context): string {
   return context.principal.keyId;
 }
 
-builder.objectFields(ViewerRef, (t) => ({
+builder.objectFields(Viewer, (t) => ({
   alertRules: t.prismaField({
     type: [AlertRuleRef],
     authScopes: analyticsScope,

@@ -1,17 +1,17 @@
 // GraphQL of the analytics domain: a key's usage on Viewer, and any key's usage for operators.
 import type { ArgBuilder } from '@pothos/core';
-import { builder } from '../graphql/builder.js';
+import { builder, type BuilderTypes } from '../graphql/builder.js';
 import { AppError } from '../shared/errors.js';
 import './graphql-alerts.js';
 import { granularities, usageReport, type Granularity, type RouteUsage, type UsageReport, type UsageTotals } from './usage.js';
-import { ViewerRef, type Types } from './viewer.js';
+import { Viewer } from '../access/graphql-types.js';
 
 const GranularityEnum = builder.enumType('UsageGranularity', {
   description: 'Length of each usage bucket; hours and days are UTC.',
   values: granularities,
 });
 
-function totalsFields<Shape extends UsageTotals>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Shape>) {
+function totalsFields<Shape extends UsageTotals>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Shape>) {
   return {
     requests: t.int({ resolve: (totals) => totals.requests }),
     errors: t.int({ description: 'Requests answered with a 4xx or 5xx status.', resolve: (totals) => totals.errors }),
@@ -45,13 +45,13 @@ const UsageRef = builder.objectRef<UsageReport>('Usage').implement({
   }),
 });
 
-const rangeArguments = (arg: ArgBuilder<Types>) => ({
+const rangeArguments = (arg: ArgBuilder<BuilderTypes>) => ({
   from: arg({ type: 'DateTime', required: true, description: 'Inclusive.' }),
   to: arg({ type: 'DateTime', required: true, description: 'Exclusive.' }),
   granularity: arg({ type: GranularityEnum, defaultValue: 'HOUR' as Granularity }),
 });
 
-builder.objectField(ViewerRef, 'usage', (t) =>
+builder.objectField(Viewer, 'usage', (t) =>
   t.field({
     type: UsageRef,
     description: 'The calling key’s usage. Recorded usage reaches this within one flush interval.',
