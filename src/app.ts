@@ -58,7 +58,7 @@ export function createApp(options: AppOptions): App {
         logger,
         clock: services.clock,
         flushMs: config.ANALYTICS_FLUSH_MS,
-        afterFlush: (buckets) => evaluateAlertRules(database.prisma, usageAlerts, buckets),
+        afterFlush: (buckets) => evaluateAlertRules(database.prisma, usageAlerts, buckets, services.clock()),
       })
     : undefined;
   const handler = createRequestHandler({

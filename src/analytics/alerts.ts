@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { planLimits, promoBypassActive } from '../access/rate-limit.js';
-import { Prisma, type AlertRule, type ApiKey, type PrismaClient } from '../generated/prisma/client.js';
+import { enqueueDeliveries, nextMessagePosition, type WebhookMessage } from '../events/webhooks/fanout.js';
+import { Prisma, type AlertRule, type ApiKey, type PrismaClient, type UsageAlert } from '../generated/prisma/client.js';
 import { AppError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { UsageAlertBus } from './alert-bus.js';
@@ -67,16 +68,47 @@ async function measure(prisma: PrismaClient, rule: RuleWithKey, window: { start:
   }
 }
 
+const iso = (date: Date) => date.toISOString().replace('.000Z', 'Z');
+
+/** The `api_key.usage_alert` webhook: the envelope of booking events, the alert as `data`. */
+async function usageAlertMessage(tx: Prisma.TransactionClient, alert: UsageAlert, windowMinutes: number): Promise<WebhookMessage> {
+  const messageId = newId('bookingEvent');
+  return {
+    accountId: alert.accountId,
+    messageId,
+    type: 'api_key.usage_alert',
+    seq: await nextMessagePosition(tx),
+    createdAt: alert.createdAt,
+    payload: {
+      id: messageId,
+      event: 'api_key.usage_alert',
+      created: iso(alert.createdAt),
+      data: {
+        id: alert.id,
+        api_key_id: alert.apiKeyId,
+        rule_id: alert.ruleId,
+        metric: alert.metric,
+        threshold: alert.threshold,
+        window_minutes: alert.metric === 'error_rate' ? windowMinutes : null,
+        value: alert.value,
+        window_start: iso(alert.windowStart),
+        window_end: iso(alert.windowEnd),
+        created_at: iso(alert.createdAt),
+      },
+    },
+  };
+}
+
 function isUniqueViolation(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 }
 
 /**
  * Checks the rules of the keys in a flush against the windows the flush touched. An alert is stored
- * once per (rule, window) — the unique index decides between instances — and only the instance
- * that stored it announces it.
+ * once per (rule, window) — the unique index decides between instances — with its webhook
+ * deliveries in the same transaction, and only the instance that stored it announces it.
  */
-export async function evaluateAlertRules(prisma: PrismaClient, bus: UsageAlertBus, buckets: FlushedBucket[]): Promise<void> {
+export async function evaluateAlertRules(prisma: PrismaClient, bus: UsageAlertBus, buckets: FlushedBucket[], now: Date): Promise<void> {
   const minutesByKey = new Map<string, Set<number>>();
   for (const bucket of buckets) {
     const minutes = minutesByKey.get(bucket.apiKeyId) ?? new Set<number>();
@@ -96,19 +128,24 @@ export async function evaluateAlertRules(prisma: PrismaClient, bus: UsageAlertBu
     for (const window of windows.values()) {
       const value = await measure(prisma, rule, window);
       if (value === null || value < rule.threshold) continue;
-      const alert = await prisma.usageAlert
-        .create({
-          data: {
-            id: newId('usageAlert'),
-            ruleId: rule.id,
-            apiKeyId: rule.apiKeyId,
-            accountId: rule.apiKey.accountId,
-            metric: rule.metric,
-            threshold: rule.threshold,
-            value,
-            windowStart: window.start,
-            windowEnd: window.end,
-          },
+      const alert = await prisma
+        .$transaction(async (tx) => {
+          const stored = await tx.usageAlert.create({
+            data: {
+              id: newId('usageAlert'),
+              ruleId: rule.id,
+              apiKeyId: rule.apiKeyId,
+              accountId: rule.apiKey.accountId,
+              metric: rule.metric,
+              threshold: rule.threshold,
+              value,
+              windowStart: window.start,
+              windowEnd: window.end,
+              createdAt: now,
+            },
+          });
+          await enqueueDeliveries(tx, await usageAlertMessage(tx, stored, rule.windowMinutes));
+          return stored;
         })
         .catch((error: unknown) => {
           if (isUniqueViolation(error)) return null;

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Prisma, type Booking, type BookingEvent, type Service } from '../generated/prisma/client.js';
 import type { Context } from '../graphql/context.js';
-import { appendBookingEvent, type BookingEventType } from '../events/log.js';
+import type { BookingEventType } from '../events/kinds.js';
+import { appendBookingEvent } from '../events/log.js';
 import { AppError, notFound, validationFailed } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { parseInput } from '../shared/validation.js';

@@ -1,7 +1,8 @@
 import { builder } from '../graphql/builder.js';
 import type { Context } from '../graphql/context.js';
 import { AppError } from '../shared/errors.js';
-import { bookingEventTypes, type BookingEventPayload } from './log.js';
+import { bookingEventTypes } from './kinds.js';
+import type { BookingEventPayload } from './log.js';
 
 export const BookingEventTypeEnum = builder.enumType('BookingEventType', {
   values: Object.fromEntries(

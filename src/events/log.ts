@@ -1,9 +1,8 @@
 import type { Booking, BookingEvent, Prisma } from '../generated/prisma/client.js';
 import { newId } from '../shared/ids.js';
+import type { BookingEventType } from './kinds.js';
 import { enqueueDeliveries } from './webhooks/fanout.js';
 
-export const bookingEventTypes = ['booking.created', 'booking.updated', 'booking.cancelled'] as const;
-export type BookingEventType = (typeof bookingEventTypes)[number];
 
 /** The event body exactly as webhooks deliver it and subscriptions expose it (CONTRACT.md). */
 export interface BookingEventPayload {
@@ -63,6 +62,13 @@ export async function appendBookingEvent(
       createdAt: now,
     },
   });
-  await enqueueDeliveries(tx, event);
+  await enqueueDeliveries(tx, {
+    accountId: event.accountId,
+    messageId: event.id,
+    type,
+    seq: event.seq,
+    payload: event.payload as Prisma.InputJsonValue,
+    createdAt: event.createdAt,
+  });
   return event;
 }

@@ -3,7 +3,7 @@ import { builder } from '../graphql/builder.js';
 import type { Context } from '../graphql/context.js';
 import { BookingEventRef, BookingEventTypeEnum, logPositionOf } from './graphql.js';
 import { noteStreamedEvent } from './sse-resume.js';
-import type { BookingEventType } from './log.js';
+import type { BookingEventType } from './kinds.js';
 
 const replayPage = 500;
 

@@ -4,14 +4,14 @@ import type { Context } from '../../graphql/context.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { parseInput } from '../../shared/validation.js';
-import { bookingEventTypes } from '../log.js';
 import { assertPublicDestination, parseWebhookUrl } from './destination.js';
+import { webhookEventTypes } from '../kinds.js';
 import { newWebhookSecret } from './signing.js';
 
 /** How long the secret replaced by a rotation keeps signing beside the new one. */
 const rotationOverlapMs = 24 * 3_600_000;
 
-const eventList = z.array(z.enum(bookingEventTypes), { error: `events lists event kinds: ${bookingEventTypes.join(', ')}.` }).max(bookingEventTypes.length);
+const eventList = z.array(z.enum(webhookEventTypes), { error: `events lists event kinds: ${webhookEventTypes.join(', ')}.` }).max(webhookEventTypes.length);
 const description = z.string().max(500, 'description is at most 500 characters.');
 const url = z.string({ error: 'url is required.' }).superRefine((text, context) => {
   try {

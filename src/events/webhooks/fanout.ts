@@ -1,17 +1,39 @@
-import type { BookingEvent, Prisma } from '../../generated/prisma/client.js';
+import type { Prisma } from '../../generated/prisma/client.js';
 import { newId } from '../../shared/ids.js';
+import type { WebhookEventType } from '../kinds.js';
+
+/** One message to the account's endpoints, signed and sent with `messageId` as its webhook-id. */
+export interface WebhookMessage {
+  accountId: string;
+  messageId: string;
+  type: WebhookEventType;
+  /** Position among the account's messages: each endpoint receives them in this order. */
+  seq: bigint;
+  payload: Prisma.InputJsonValue;
+  createdAt: Date;
+}
 
 /**
- * Queues one delivery per enabled endpoint of the account that takes this kind of event. It runs in
- * the transaction that logs the event, so an event and its deliveries exist together or not at all.
+ * A position for a message that is not a booking event, drawn from the booking log's own sequence,
+ * so alerts and booking events reach each endpoint in the order they happened.
  */
-export async function enqueueDeliveries(tx: Prisma.TransactionClient, event: BookingEvent): Promise<void> {
+export async function nextMessagePosition(tx: Prisma.TransactionClient): Promise<bigint> {
+  const [row] = await tx.$queryRaw<{ seq: bigint }[]>`SELECT nextval(pg_get_serial_sequence('booking_events', 'seq')) AS seq`;
+  return row!.seq;
+}
+
+/**
+ * Queues one delivery per enabled endpoint of the account that takes this kind of message. Run it
+ * in the transaction that records the message, so a message and its deliveries exist together or
+ * not at all.
+ */
+export async function enqueueDeliveries(tx: Prisma.TransactionClient, message: WebhookMessage): Promise<void> {
   const endpoints = await tx.webhookEndpoint.findMany({
     where: {
-      accountId: event.accountId,
+      accountId: message.accountId,
       enabled: true,
       deletedAt: null,
-      OR: [{ events: { isEmpty: true } }, { events: { has: event.type } }],
+      OR: [{ events: { isEmpty: true } }, { events: { has: message.type } }],
     },
     select: { id: true },
   });
@@ -20,12 +42,12 @@ export async function enqueueDeliveries(tx: Prisma.TransactionClient, event: Boo
     data: endpoints.map((endpoint) => ({
       id: newId('webhookDelivery'),
       endpointId: endpoint.id,
-      messageId: event.id,
-      eventType: event.type,
-      seq: event.seq,
-      payload: event.payload as Prisma.InputJsonValue,
-      nextAttemptAt: event.createdAt,
-      createdAt: event.createdAt,
+      messageId: message.messageId,
+      eventType: message.type,
+      seq: message.seq,
+      payload: message.payload,
+      nextAttemptAt: message.createdAt,
+      createdAt: message.createdAt,
     })),
   });
 }
