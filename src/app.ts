@@ -18,6 +18,7 @@ import { renderMetrics } from './server/metrics.js';
 import { attachGraphQLWebSocket } from './server/websocket.js';
 import { createGraphQLServer } from './server/yoga.js';
 import { serveWidgetAsset } from './widget/serve.js';
+import { serveDashboardAsset } from './analytics/dashboard/serve.js';
 
 export interface AppOptions {
   config: Config;
@@ -74,7 +75,7 @@ export function createApp(options: AppOptions): App {
         () => false,
       ),
     metrics: renderMetrics,
-    serveAsset: serveWidgetAsset,
+    serveAsset: async (request, response, url) => (await serveWidgetAsset(request, response, url)) || (await serveDashboardAsset(request, response, url)),
   });
   const deliveryWorker = createDeliveryWorker({
     prisma: database.prisma,

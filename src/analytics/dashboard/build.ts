@@ -1,0 +1,16 @@
+import { fileURLToPath } from 'node:url';
+import { buildBrowserBundle, buildWhenRunDirectly, type BrowserBundle, type BuiltBundle } from '../../server/browser-bundle.js';
+import { dashboardBundlePath } from './paths.js';
+
+/** The dashboard's script: the page's code, uPlot and the graphql-ws client. */
+const dashboardBundle: BrowserBundle = {
+  name: 'dashboard',
+  entryPoint: fileURLToPath(new URL('./client/index.ts', import.meta.url)),
+  outfile: dashboardBundlePath,
+  banner: 'hallowgate dashboard',
+  maxGzipBytes: 60 * 1024,
+};
+
+export const buildDashboard = (): Promise<BuiltBundle> => buildBrowserBundle(dashboardBundle);
+
+buildWhenRunDirectly(import.meta.url, dashboardBundle);
