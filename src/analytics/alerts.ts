@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { planLimits, promoBypassActive } from '../access/rate-limit.js';
 import { enqueueDeliveries, nextMessagePosition, type WebhookMessage } from '../events/webhooks/fanout.js';
 import { Prisma, type AlertRule, type ApiKey, type PrismaClient, type UsageAlert } from '../generated/prisma/client.js';
+import { isoTimestamp as iso } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { UsageAlertBus } from './alert-bus.js';
@@ -68,10 +69,9 @@ async function measure(prisma: PrismaClient, rule: RuleWithKey, window: { start:
   }
 }
 
-const iso = (date: Date) => date.toISOString().replace('.000Z', 'Z');
-
 /** The `api_key.usage_alert` webhook: the envelope of booking events, the alert as `data`. */
 async function usageAlertMessage(tx: Prisma.TransactionClient, alert: UsageAlert, windowMinutes: number): Promise<WebhookMessage> {
+  // msg_ like a booking event's id: every webhook-id an endpoint sees has one form.
   const messageId = newId('bookingEvent');
   return {
     accountId: alert.accountId,

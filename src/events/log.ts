@@ -1,8 +1,8 @@
 import type { Booking, BookingEvent, Prisma } from '../generated/prisma/client.js';
+import { isoTimestamp as iso } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import type { BookingEventType } from './kinds.js';
 import { enqueueDeliveries } from './webhooks/fanout.js';
-
 
 /** The event body exactly as webhooks deliver it and subscriptions expose it (CONTRACT.md). */
 export interface BookingEventPayload {
@@ -20,8 +20,6 @@ export interface BookingEventPayload {
     cancelled_at: string | null;
   };
 }
-
-const iso = (date: Date) => date.toISOString().replace('.000Z', 'Z');
 
 function payloadFor(eventId: string, type: BookingEventType, booking: Booking, created: Date): BookingEventPayload {
   return {

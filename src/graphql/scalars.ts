@@ -1,4 +1,5 @@
 import { GraphQLError, Kind } from 'graphql';
+import { isoTimestamp } from '../shared/clock.js';
 import { builder } from './builder.js';
 
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
@@ -26,7 +27,7 @@ export function parseIsoDate(value: string): Date | null {
 
 builder.scalarType('DateTime', {
   description: 'An ISO 8601 timestamp in UTC with a trailing Z, for example 2026-10-31T19:00:00Z.',
-  serialize: (value) => (value instanceof Date ? value : new Date(String(value))).toISOString().replace('.000Z', 'Z'),
+  serialize: (value) => isoTimestamp(value instanceof Date ? value : new Date(String(value))),
   parseValue: (value) => {
     const date = typeof value === 'string' ? parseUtcTimestamp(value) : null;
     if (!date) throw badValue(`DateTime must be an ISO 8601 UTC timestamp ending in Z; got ${JSON.stringify(value)}.`);

@@ -1,5 +1,7 @@
+import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApp } from '../../src/app.js';
 import { apiClient, futureSlot } from '../support/http.js';
 import { startReceiver, type ReceivedWebhook } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -84,6 +86,35 @@ describe('api_key.usage_alert webhooks', () => {
     expect(bookingsOnly.received.map((webhook) => (JSON.parse(webhook.body) as Delivered).event)).toEqual(['booking.created', 'booking.created']);
 
     await Promise.all([alertsOnly, everything, bookingsOnly].map((receiver) => receiver.close()));
+  });
+
+  it('fire once per window when two instances sharing a database both see the threshold crossed', async () => {
+    now = new Date('2026-10-31T19:00:10Z');
+    const first = await startTestServer({ clock: () => now, config: { ANALYTICS_FLUSH_MS: 50, WEBHOOK_POLL_MS: 50 } });
+    const second = createApp({ config: first.app.services.config, database: first.database, clock: () => now, logger: pino({ level: 'silent' }) });
+    const receiver = await startReceiver();
+    try {
+      const secondUrl = await second.listen(0, '127.0.0.1');
+      const { key, keyId } = await first.createKey({ plan: 'free' });
+      const hook = (await apiClient(first.url, key)('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['api_key.usage_alert'] })).body as { id: string; secret: string };
+      await first.prisma.alertRule.create({ data: { id: 'alr_twoinstances', apiKeyId: keyId, metric: 'rate_limit_share', threshold: 0.05 } });
+      // Five requests each: every flush of either instance finds the 5 % share reached and tries to store the alert.
+      await Promise.all(
+        [first.url, secondUrl].flatMap((url) => Array.from({ length: 5 }, () => apiClient(url, key)('GET', '/api/v1/categories'))),
+      );
+      await receiver.waitFor(1);
+      // Closing flushes and evaluates what each instance still holds, so every attempt has been made.
+      await second.close();
+      await first.app.close();
+
+      expect(await first.prisma.usageAlert.count({ where: { apiKeyId: keyId } })).toBe(1);
+      expect(await first.prisma.webhookDelivery.count({ where: { endpointId: hook.id } })).toBe(1);
+      expect(receiver.received).toHaveLength(1);
+      expect(verified(hook.secret, receiver.received[0]!)).toMatchObject({ event: 'api_key.usage_alert', data: { rule_id: 'alr_twoinstances', window_start: '2026-10-31T19:00:00Z' } });
+    } finally {
+      await receiver.close();
+      await first.database.close();
+    }
   });
 
   it('accepts api_key.usage_alert in an endpoint’s events and refuses kinds that do not exist', async () => {

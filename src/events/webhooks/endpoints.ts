@@ -4,8 +4,8 @@ import type { Context } from '../../graphql/context.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { parseInput } from '../../shared/validation.js';
-import { assertPublicDestination, parseWebhookUrl } from './destination.js';
 import { webhookEventTypes } from '../kinds.js';
+import { assertPublicDestination, parseWebhookUrl } from './destination.js';
 import { newWebhookSecret } from './signing.js';
 
 /** How long the secret replaced by a rotation keeps signing beside the new one. */
