@@ -23,7 +23,7 @@ import { createApiKey } from '../src/access/keys.js';
 import { createApp } from '../src/app.js';
 import { prepareDatabase } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
-import { createBookingEventBus } from '../src/events/bus.js';
+import { createAnnouncements } from '../src/events/bus.js';
 import type { AppServices } from '../src/graphql/context.js';
 import { newId } from '../src/shared/ids.js';
 
@@ -105,14 +105,14 @@ async function measureGate(label: string, redisUrl: string | undefined, key: str
 
 async function benchGate(redisUrl: string | undefined) {
   const { database, key } = await openBenchDatabase();
-  const bookingEventBus = createBookingEventBus({});
-  const services: AppServices = { prisma: database.prisma, logger: pino({ level: 'silent' }), clock: acceleratedClock(), bookingEventBus, config: loadConfig({}) };
+  const announcements = createAnnouncements({});
+  const services: AppServices = { prisma: database.prisma, logger: pino({ level: 'silent' }), clock: acceleratedClock(), bookingEventBus: announcements.bookingEvents, config: loadConfig({}) };
   const rows = [
     await measureGate('anonymous (nothing to check)', undefined, null, services),
     await measureGate('key: auth + rate limit, memory', undefined, key, services),
   ];
   if (redisUrl) rows.push(await measureGate('key: auth + rate limit, Redis', redisUrl, key, services));
-  await bookingEventBus.close();
+  await announcements.close();
   await database.close();
   return rows;
 }

@@ -2,12 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createAccessGate } from './access/gate.js';
-import { createUsageAlertBus } from './analytics/alert-bus.js';
 import { evaluateAlertRules } from './analytics/alerts.js';
 import { createUsageRecorder } from './analytics/recorder.js';
 import type { Config } from './config.js';
 import type { Database } from './db/connection.js';
-import { createBookingEventBus } from './events/bus.js';
+import { createAnnouncements } from './events/bus.js';
 import { createDeliveryWorker, parseSchedule } from './events/webhooks/worker.js';
 import type { AppServices } from './graphql/context.js';
 import { restRoutes } from './rest/index.js';
@@ -41,15 +40,14 @@ export interface App {
 export function createApp(options: AppOptions): App {
   const { config, database } = options;
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
-  const bookingEventBus = createBookingEventBus({ redisUrl: config.REDIS_URL });
-  const usageAlerts = createUsageAlertBus({ redisUrl: config.REDIS_URL });
+  const announcements = createAnnouncements({ redisUrl: config.REDIS_URL });
   const services: AppServices = {
     prisma: database.prisma,
     logger,
     clock: options.clock ?? systemClock,
-    bookingEventBus,
+    bookingEventBus: announcements.bookingEvents,
     config,
-    usageAlerts,
+    usageAlerts: announcements.usageAlerts,
   };
   const gate = createAccessGate(services, { redisUrl: config.REDIS_URL, trustedProxies: config.TRUSTED_PROXIES });
   const yoga = createGraphQLServer(services);
@@ -59,7 +57,7 @@ export function createApp(options: AppOptions): App {
         logger,
         clock: services.clock,
         flushMs: config.ANALYTICS_FLUSH_MS,
-        afterFlush: (buckets) => evaluateAlertRules(database.prisma, usageAlerts, buckets, services.clock()),
+        afterFlush: (buckets) => evaluateAlertRules(database.prisma, announcements.usageAlerts, buckets, services.clock()),
       })
     : undefined;
   const handler = createRequestHandler({
@@ -113,8 +111,7 @@ export function createApp(options: AppOptions): App {
       // After the last response, so every request is counted.
       await usage?.stop();
       await deliveryWorker.stop();
-      await bookingEventBus.close();
-      await usageAlerts.close();
+      await announcements.close();
       await gate.close();
     },
   };

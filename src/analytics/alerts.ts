@@ -5,7 +5,7 @@ import { Prisma, type AlertRule, type ApiKey, type PrismaClient, type UsageAlert
 import { isoTimestamp as iso } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
-import type { UsageAlertBus } from './alert-bus.js';
+import type { UsageAlertBus } from '../events/bus.js';
 import type { FlushedBucket } from './recorder.js';
 
 const minuteMs = 60_000;

@@ -132,7 +132,7 @@ async function runInTransaction(context: Context, change: Change, now: Date): Pr
 /** Commits a change with its event, then announces the event to subscribers. */
 async function commitChange(context: Context, change: Change): Promise<Booking> {
   const { booking, logged } = await runInTransaction(context, change, context.services.clock());
-  if (logged) context.services.bookingEventBus.publish({ accountId: logged.accountId, eventId: logged.id, seq: String(logged.seq) });
+  if (logged) context.services.bookingEventBus.publish(logged.accountId, { eventId: logged.id, seq: String(logged.seq) });
   return booking;
 }
 

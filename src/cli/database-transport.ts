@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { pino } from 'pino';
 import { operatorAccountId } from '../access/provisioning.js';
-import { createBookingEventBus } from '../events/bus.js';
+import { createAnnouncements } from '../events/bus.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { createContext } from '../graphql/context.js';
 import { adminRoutes } from '../rest/admin.js';
@@ -19,8 +19,8 @@ import type { Transport } from './transport.js';
  */
 export function databaseTransport(databaseUrl: string): Transport {
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
-  const bookingEventBus = createBookingEventBus({});
-  const services = { prisma, logger: pino({ level: 'silent' }), clock: systemClock, bookingEventBus, config: loadConfig() };
+  const announcements = createAnnouncements({});
+  const services = { prisma, logger: pino({ level: 'silent' }), clock: systemClock, bookingEventBus: announcements.bookingEvents, config: loadConfig() };
 
   return {
     async send(request) {
@@ -49,7 +49,7 @@ export function databaseTransport(databaseUrl: string): Transport {
       }
     },
     async close() {
-      await bookingEventBus.close();
+      await announcements.close();
       await prisma.$disconnect();
     },
   };

@@ -1,34 +1,57 @@
-import { createPubSub } from 'graphql-yoga';
+import { setMaxListeners } from 'node:events';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 
-/** What is announced after a booking event commits: ids only, subscribers reload the row. */
+/** What is announced to an account after one of its booking events commits: subscribers reload the row. */
 export interface BookingEventNotice {
-  accountId: string;
   eventId: string;
   seq: string;
 }
 
-type Channels = { 'booking-event': [accountId: string, notice: BookingEventNotice] };
+/** Announcements to one account's subscribers, on whichever instance they are connected. */
+export interface AccountChannel<Message> {
+  publish(accountId: string, message: Message): void;
+  subscribe(accountId: string): AsyncIterable<Message>;
+}
 
-export interface BookingEventBus {
-  publish(notice: BookingEventNotice): void;
-  subscribe(accountId: string): AsyncIterable<BookingEventNotice>;
+export type BookingEventBus = AccountChannel<BookingEventNotice>;
+/** Fired usage alerts, by `ual_…` id. */
+export type UsageAlertBus = AccountChannel<string>;
+
+export interface Announcements {
+  bookingEvents: BookingEventBus;
+  usageAlerts: UsageAlertBus;
   close(): Promise<void>;
 }
 
-/** In memory for one instance; through Redis pub/sub when REDIS_URL is set, so every instance hears every commit. */
-export function createBookingEventBus(options: { redisUrl?: string | undefined }): BookingEventBus {
-  const redisClients = options.redisUrl
-    ? [new Redis(options.redisUrl, { lazyConnect: false }), new Redis(options.redisUrl, { lazyConnect: false })]
-    : [];
+type Channels = {
+  'booking-event': [accountId: string, notice: BookingEventNotice];
+  'usage-alert': [accountId: string, alertId: string];
+};
+
+/**
+ * In memory for one instance; through Redis pub/sub when REDIS_URL is set, so every instance hears
+ * what any instance commits. One pair of Redis connections carries every channel.
+ */
+export function createAnnouncements(options: { redisUrl?: string | undefined }): Announcements {
+  const redisClients = options.redisUrl ? [new Redis(options.redisUrl), new Redis(options.redisUrl)] : [];
   const [publishClient, subscribeClient] = redisClients;
-  const pubSub = createPubSub<Channels>(
-    publishClient && subscribeClient ? { eventTarget: createRedisEventTarget({ publishClient, subscribeClient }) } : {},
-  );
+  const localTarget = new EventTarget();
+  // Every subscriber of an account listens on the same event name: thousands are normal, not a leak.
+  setMaxListeners(0, localTarget);
+  const pubSub = createPubSub<Channels>({
+    eventTarget: publishClient && subscribeClient ? createRedisEventTarget({ publishClient, subscribeClient }) : (localTarget as never),
+  });
   return {
-    publish: (notice) => pubSub.publish('booking-event', notice.accountId, notice),
-    subscribe: (accountId) => pubSub.subscribe('booking-event', accountId),
+    bookingEvents: {
+      publish: (accountId, notice) => pubSub.publish('booking-event', accountId, notice),
+      subscribe: (accountId) => pubSub.subscribe('booking-event', accountId),
+    },
+    usageAlerts: {
+      publish: (accountId, alertId) => pubSub.publish('usage-alert', accountId, alertId),
+      subscribe: (accountId) => pubSub.subscribe('usage-alert', accountId),
+    },
     close: async () => {
       await Promise.all(redisClients.map((client) => client.quit().catch(() => client.disconnect())));
     },

@@ -2,9 +2,8 @@ import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Principal } from '../access/principal.js';
 import type { Clock } from '../shared/clock.js';
-import type { BookingEventBus } from '../events/bus.js';
+import type { BookingEventBus, UsageAlertBus } from '../events/bus.js';
 import type { Config } from '../config.js';
-import type { UsageAlertBus } from '../analytics/alert-bus.js';
 
 /** Long-lived services every request can reach. Built once in src/app.ts. */
 export interface AppServices {
