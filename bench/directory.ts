@@ -13,7 +13,6 @@
  * the steadier figure when the machine is busy. Statements per request count those on directory
  * tables; requests still in flight when a run ends add a little. The key is a promo key (no rate limit).
  */
-import type { ChildProcess } from 'node:child_process';
 import { createApiKey } from '../src/access/keys.js';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -21,7 +20,7 @@ import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
 import { applyMigrations } from '../src/db/migrator.js';
 import { seedDatabase } from '../src/db/seed.js';
 import { newId } from '../src/shared/ids.js';
-import { autocannon, forkServer, reachable, statusSummary, withScratchDatabase } from './support.js';
+import { answerCounters, autocannon, cpuMicros, eventSelection, forkServer, reachable, serverCounters, statusSummary, withScratchDatabase } from './support.js';
 
 const connections = 20;
 const secondsPerRun = 10;
@@ -56,36 +55,16 @@ async function serve(databaseUrl: string) {
   const url = await app.listen(0, '127.0.0.1');
   process.send!({ url, key, city: busiest!.city } satisfies Fixture);
   // The parent asks for the running counts around each measured run.
-  process.on('message', () => process.send!({ statements, cpu: process.cpuUsage() } satisfies ServerCounters));
+  answerCounters(() => statements);
   process.once('disconnect', () => void app.close().then(() => database.close()).then(() => process.exit(0)));
 }
-
-/** Directory statements sent and CPU time used by the server so far. */
-interface ServerCounters {
-  statements: number;
-  cpu: NodeJS.CpuUsage;
-}
-
-function serverCounters(child: ChildProcess): Promise<ServerCounters> {
-  return new Promise((resolve) => {
-    child.once('message', (message) => resolve(message as ServerCounters));
-    child.send('counters');
-  });
-}
-
-const cpuMicros = (usage: NodeJS.CpuUsage) => usage.user + usage.system;
 
 // ---------------------------------------------------------------- parent: the load
 
 /** The same selection the REST route builds for `include=categories,images` without `fields`. */
 const eventsQuery = `query($city: String, $first: Int) {
   events(city: $city, first: $first) {
-    edges { node {
-      id title description city region venue address latitude longitude startsAt endsAt timezone
-      priceMin priceMax currency url attractionId updatedAt
-      categories { id slug name }
-      images { id url width height alt }
-    } }
+    edges { node { ${eventSelection} } }
     pageInfo { hasNextPage endCursor }
   }
 }`;

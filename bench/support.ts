@@ -2,7 +2,7 @@
  * Pieces every HTTP bench needs: autocannon, a server in a child process (so the load generator
  * does not share its event loop), and a scratch PostgreSQL database.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess, type ForkOptions } from 'node:child_process';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -27,15 +27,47 @@ export function statusSummary(result: AutocannonResult): string {
 
 /**
  * Runs `script` (a bench file's import.meta.url) again in a child process with `args`; resolves
- * with the child and the first message it sends (its fixture: URL, key, …).
+ * with the child and the first message it sends (its fixture: URL, key, …). `options` can run
+ * another script under another Node (the PostGraphile peer of bench/race.ts).
  */
-export function forkServer<Fixture>(script: string, args: string[]): Promise<{ child: ChildProcess; fixture: Fixture }> {
-  const child = fork(fileURLToPath(script), args, { execArgv: ['--import', 'tsx'] });
+export function forkServer<Fixture>(script: string, args: string[], options: ForkOptions = { execArgv: ['--import', 'tsx'] }): Promise<{ child: ChildProcess; fixture: Fixture }> {
+  const child = fork(fileURLToPath(script), args, options);
   return new Promise((resolve, reject) => {
     child.once('message', (fixture) => resolve({ child, fixture: fixture as Fixture }));
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });
 }
+
+/** SQL statements a bench server has sent and the CPU time it has used so far. */
+export interface ServerCounters {
+  statements: number;
+  cpu: NodeJS.CpuUsage;
+}
+
+/** In a forked bench server: answer every message from the parent with the running counters. */
+export function answerCounters(statements: () => number): void {
+  process.on('message', () => process.send!({ statements: statements(), cpu: process.cpuUsage() } satisfies ServerCounters));
+}
+
+/** In the parent: ask a forked bench server for its counters. */
+export function serverCounters(child: ChildProcess): Promise<ServerCounters> {
+  return new Promise((resolve) => {
+    child.once('message', (message) => resolve(message as ServerCounters));
+    child.send('counters');
+  });
+}
+
+export const cpuMicros = (usage: NodeJS.CpuUsage) => usage.user + usage.system;
+
+/**
+ * The GraphQL selection the REST directory route builds for `include=categories,images` without
+ * `fields`: one event in full with its categories and images.
+ */
+export const eventSelection = `
+      id title description city region venue address latitude longitude startsAt endsAt timezone
+      priceMin priceMax currency url attractionId updatedAt
+      categories { id slug name }
+      images { id url width height alt }`;
 
 /** Whether something listens at the URL's host and port. */
 export function reachable(url: string, defaultPort: number): Promise<boolean> {

