@@ -13,7 +13,7 @@ import { restRoutes } from './rest/index.js';
 import { createRestRouter } from './rest/router.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { createRequestHandler } from './server/http.js';
-import { renderMetrics } from './server/metrics.js';
+import { createMetrics } from './server/metrics.js';
 import { attachGraphQLWebSocket } from './server/websocket.js';
 import { createGraphQLServer } from './server/yoga.js';
 import { serveWidgetAsset } from './widget/serve.js';
@@ -49,8 +49,9 @@ export function createApp(options: AppOptions): App {
     config,
     usageAlerts: announcements.usageAlerts,
   };
-  const gate = createAccessGate(services, { redisUrl: config.REDIS_URL, trustedProxies: config.TRUSTED_PROXIES });
-  const yoga = createGraphQLServer(services);
+  const metrics = createMetrics({ pendingDeliveries: () => database.prisma.webhookDelivery.count({ where: { status: 'pending' } }) });
+  const gate = createAccessGate(services, { redisUrl: config.REDIS_URL, trustedProxies: config.TRUSTED_PROXIES, onRateLimited: metrics.rateLimited });
+  const yoga = createGraphQLServer(services, metrics);
   const usage = config.ANALYTICS_ENABLED
     ? createUsageRecorder({
         prisma: database.prisma,
@@ -72,7 +73,7 @@ export function createApp(options: AppOptions): App {
         () => true,
         () => false,
       ),
-    metrics: renderMetrics,
+    metrics,
     serveAsset: async (request, response, url) => (await serveWidgetAsset(request, response, url)) || (await serveDashboardAsset(request, response, url)),
   });
   const deliveryWorker = createDeliveryWorker({

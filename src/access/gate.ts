@@ -44,6 +44,8 @@ export interface AccessGateOptions {
   redisUrl?: string | undefined;
   /** Comma-separated CIDRs of proxies whose X-Forwarded-For is believed. */
   trustedProxies?: string;
+  /** Told of every request refused for its rate limit, with the credential's plan (for metrics). */
+  onRateLimited?(plan: string): void;
 }
 
 function header(request: GateRequest, name: string): string | undefined {
@@ -82,7 +84,13 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
 
   async function rateLimitStatus(principal: Principal, now: Date): Promise<RateLimitStatus> {
     const { limit, bypassed } = limitFor(principal, now);
-    return bypassed ? rateLimiter.bypassedStatus(limit, now) : rateLimiter.take(subjectOf(principal), limit, now);
+    if (bypassed) return rateLimiter.bypassedStatus(limit, now);
+    try {
+      return await rateLimiter.take(subjectOf(principal), limit, now);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'rate_limited') options.onRateLimited?.(principal.kind === 'api_key' ? principal.plan : 'widget_token');
+      throw error;
+    }
   }
 
   /** Who may read the response from a browser: only an origin the credential lists, or a same-origin page. */

@@ -10,6 +10,7 @@ import { maskGraphQLError } from '../graphql/errors.js';
 import { matchedRouteOf, type RestRouter } from '../rest/router.js';
 import { AppError } from '../shared/errors.js';
 import { readBody } from './body.js';
+import type { Metrics } from './metrics.js';
 import { sendProblem } from './problem.js';
 import type { Yoga } from './yoga.js';
 
@@ -22,7 +23,7 @@ export interface HttpDependencies {
   usage?: UsageRecorder | undefined;
   maxBodyBytes: number;
   isReady(): Promise<boolean>;
-  metrics(): Promise<{ contentType: string; body: string }>;
+  metrics: Metrics;
   /** Static assets (widget script, demo pages); false when the path is not one of them. */
   serveAsset?(request: IncomingMessage, response: ServerResponse, url: URL): Promise<boolean>;
 }
@@ -49,6 +50,9 @@ function parseUrl(request: IncomingMessage): URL {
 }
 
 const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The GraphQL operation each /graphql response answered, for its metrics once it is sent. */
+const graphqlRoutes = new WeakMap<ServerResponse, string>();
 
 /** Copies a fetch Response (from Yoga) onto the Node response, streaming SSE bodies as they come. */
 async function writeFetchResponse(response: ServerResponse, fetchResponse: Response): Promise<void> {
@@ -86,6 +90,8 @@ export function createRequestHandler(deps: HttpDependencies) {
 
   async function serveGraphQL(request: IncomingMessage, response: ServerResponse, url: URL, requestId: string, startedAt: number) {
     const body = methodsWithBody.has(request.method ?? '') ? await readBody(request, deps.maxBodyBytes) : Buffer.alloc(0);
+    const route = graphqlRouteOf(graphqlParamsOf(url, body));
+    graphqlRoutes.set(response, route);
     let admission;
     try {
       admission = await admit(request, body);
@@ -97,7 +103,7 @@ export function createRequestHandler(deps: HttpDependencies) {
     }
     for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
     if (deps.usage && admission.principal?.kind === 'api_key') {
-      trackResponse(deps.usage, response, admission.principal.keyId, () => graphqlRouteOf(graphqlParamsOf(url, body)), startedAt);
+      trackResponse(deps.usage, response, admission.principal.keyId, () => route, startedAt);
     }
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
@@ -130,6 +136,10 @@ export function createRequestHandler(deps: HttpDependencies) {
     const startedAt = performance.now();
     const requestId = requestIdOf(request);
     response.setHeader('x-request-id', requestId);
+    response.once('finish', () => {
+      const route = graphqlRoutes.get(response) ?? matchedRouteOf(response) ?? 'other';
+      deps.metrics.observeRequest(route, response.statusCode, (performance.now() - startedAt) / 1000);
+    });
     try {
       const url = parseUrl(request);
       const path = url.pathname;
@@ -139,9 +149,9 @@ export function createRequestHandler(deps: HttpDependencies) {
         return sendJson(response, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable' });
       }
       if (path === '/metrics') {
-        const metrics = await deps.metrics();
-        response.writeHead(200, { 'content-type': metrics.contentType });
-        response.end(metrics.body);
+        const body = await deps.metrics.render();
+        response.writeHead(200, { 'content-type': deps.metrics.contentType });
+        response.end(body);
         return;
       }
       const isApiPath = path === '/graphql' || path.startsWith('/v1/') || path.startsWith('/api/v1/');

@@ -1,23 +1,74 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-export const metricsRegistry = new Registry();
-collectDefaultMetrics({ register: metricsRegistry });
+/**
+ * Prometheus metrics of one app instance. Route labels are bounded: REST route templates, at most
+ * `maxOperationLabels` GraphQL operation names (client-chosen, so capped), then `graphql:other`.
+ */
+export interface Metrics {
+  contentType: string;
+  render(): Promise<string>;
+  observeRequest(route: string, status: number, seconds: number): void;
+  rateLimited(plan: string): void;
+  subscriptionStarted(): void;
+  subscriptionEnded(): void;
+}
 
-export const httpRequests = new Counter({
-  name: 'hallowgate_http_requests_total',
-  help: 'HTTP requests by surface and status class.',
-  labelNames: ['surface', 'status_class'] as const,
-  registers: [metricsRegistry],
-});
+const maxOperationLabels = 200;
 
-export const httpDuration = new Histogram({
-  name: 'hallowgate_http_request_duration_seconds',
-  help: 'HTTP request latency by surface.',
-  labelNames: ['surface'] as const,
-  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-  registers: [metricsRegistry],
-});
+export function createMetrics(sources: { pendingDeliveries(): Promise<number> }): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'hallowgate_http_requests_total',
+    help: 'HTTP requests by route (REST template, graphql:<operation>, or other) and status class.',
+    labelNames: ['route', 'status_class'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'hallowgate_http_request_duration_seconds',
+    help: 'HTTP request latency by route.',
+    labelNames: ['route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const rateLimitRejections = new Counter({
+    name: 'hallowgate_rate_limit_rejections_total',
+    help: 'Requests refused with 429 rate_limited, by plan (widget tokens as widget_token).',
+    labelNames: ['plan'] as const,
+    registers: [registry],
+  });
+  const subscriptions = new Gauge({
+    name: 'hallowgate_subscriptions_active',
+    help: 'GraphQL subscriptions open on this instance (graphql-ws and SSE).',
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'hallowgate_webhook_queue_depth',
+    help: 'Webhook deliveries waiting to be sent or retried (all instances share the queue).',
+    registers: [registry],
+    async collect() {
+      this.set(await sources.pendingDeliveries());
+    },
+  });
+  const operationLabels = new Set<string>();
 
-export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
-  return { contentType: metricsRegistry.contentType, body: await metricsRegistry.metrics() };
+  const bounded = (route: string) => {
+    if (!route.startsWith('graphql:') || operationLabels.has(route)) return route;
+    if (operationLabels.size >= maxOperationLabels) return 'graphql:other';
+    operationLabels.add(route);
+    return route;
+  };
+
+  return {
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    observeRequest(route, status, seconds) {
+      const label = bounded(route);
+      requests.inc({ route: label, status_class: `${Math.floor(status / 100)}xx` });
+      duration.observe({ route: label }, seconds);
+    },
+    rateLimited: (plan) => rateLimitRejections.inc({ plan }),
+    subscriptionStarted: () => subscriptions.inc(),
+    subscriptionEnded: () => subscriptions.dec(),
+  };
 }

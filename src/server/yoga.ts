@@ -1,9 +1,10 @@
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Admission } from '../access/gate.js';
 import { createContext, type AppServices, type Context } from '../graphql/context.js';
 import { maskGraphQLError } from '../graphql/errors.js';
 import { schema } from '../graphql/schema.js';
 import { lastEventIdOf, resumableServerSentEvents } from '../events/sse-resume.js';
+import type { Metrics } from './metrics.js';
 
 /** What the HTTP layer hands Yoga for each request, after the access gate let it through. */
 export interface ServerContext {
@@ -13,12 +14,25 @@ export interface ServerContext {
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;
 
-export function createGraphQLServer(services: AppServices): Yoga {
+/** Counts open subscriptions, over graphql-ws and SSE alike (both run through Yoga's envelop). */
+function countSubscriptions(metrics: Metrics): Plugin<Context> {
+  return {
+    onSubscribe: () => ({
+      onSubscribeResult: ({ result }) => {
+        if (!(Symbol.asyncIterator in Object(result))) return;
+        metrics.subscriptionStarted();
+        return { onEnd: () => metrics.subscriptionEnded() };
+      },
+    }),
+  };
+}
+
+export function createGraphQLServer(services: AppServices, metrics: Metrics): Yoga {
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
     context: ({ admission, requestId, request }) => createContext(services, admission.principal, requestId, lastEventIdOf(request)),
-    plugins: [resumableServerSentEvents()],
+    plugins: [resumableServerSentEvents(), countSubscriptions(metrics)],
     maskedErrors: { maskError: (error) => maskGraphQLError(error) },
     graphiql: {
       title: 'hallowgate',

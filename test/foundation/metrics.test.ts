@@ -1,0 +1,66 @@
+import { createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { apiClient, futureSlot } from '../support/http.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+
+/** A stopped clock: the burst against the rate limit never straddles two minute windows. */
+const now = new Date();
+
+beforeAll(async () => {
+  server = await startTestServer({ seed: true, clock: () => now });
+});
+afterAll(() => server?.close());
+
+/** One sample of the exposition: the value of `name` with exactly these labels, 0 when absent. */
+async function sample(name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const wanted = Object.entries(labels)
+    .map(([label, value]) => `${label}="${value}"`)
+    .join(',');
+  const prefix = wanted ? `${name}{${wanted}} ` : `${name} `;
+  const line = text.split('\n').find((row) => row.startsWith(prefix));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+describe('/metrics', () => {
+  it('counts requests by route template and GraphQL operation, with latency', async () => {
+    const { key } = await server.createKey();
+    const call = apiClient(server.url, key);
+    await call('GET', '/v1/bookings/bk_missing');
+    await call('GET', '/v1/bookings/bk_other');
+    await call('POST', '/graphql', { query: 'query Haunts { categories { edges { node { slug } } } }' });
+    expect(await sample('hallowgate_http_requests_total', { route: 'GET /v1/bookings/:id', status_class: '4xx' })).toBe(2);
+    expect(await sample('hallowgate_http_requests_total', { route: 'graphql:Haunts', status_class: '2xx' })).toBe(1);
+    expect(await sample('hallowgate_http_request_duration_seconds_count', { route: 'graphql:Haunts' })).toBe(1);
+  });
+
+  it('counts rate-limit rejections by plan', async () => {
+    const { key } = await server.createKey({ plan: 'free' });
+    const call = apiClient(server.url, key);
+    const statuses = await Promise.all(Array.from({ length: 103 }, () => call('GET', '/api/v1/categories').then((response) => response.status)));
+    expect(statuses.filter((status) => status === 429)).toHaveLength(3);
+    expect(await sample('hallowgate_rate_limit_rejections_total', { plan: 'free' })).toBe(3);
+  });
+
+  it('gauges open subscriptions and the webhook queue', async () => {
+    const { key } = await server.createKey();
+    const before = await sample('hallowgate_subscriptions_active');
+    const client = createClient({ url: `${server.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
+    const stop = client.subscribe({ query: 'subscription { bookingEvents { id } }' }, { next: () => undefined, error: () => undefined, complete: () => undefined });
+    await expect.poll(() => sample('hallowgate_subscriptions_active')).toBe(before + 1);
+    stop();
+    await expect.poll(() => sample('hallowgate_subscriptions_active')).toBe(before);
+    await client.dispose();
+
+    const call = apiClient(server.url, key);
+    await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/hooks' });
+    await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/other' });
+    const serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+    const queued = await sample('hallowgate_webhook_queue_depth');
+    await call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(44), customer: { name: 'Queue', email: 'queue@example.com' } });
+    expect(await sample('hallowgate_webhook_queue_depth')).toBe(queued + 2);
+  });
+});
