@@ -40,7 +40,10 @@ export interface App {
 export function createApp(options: AppOptions): App {
   const { config, database } = options;
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
-  const announcements = createAnnouncements({ redisUrl: config.REDIS_URL });
+  const announcements = createAnnouncements({
+    redisUrl: config.REDIS_URL,
+    onRedisError: (error) => logger.warn({ err: error }, 'announcements: Redis error'),
+  });
   const services: AppServices = {
     prisma: database.prisma,
     logger,

@@ -28,10 +28,17 @@ export function createMemoryReplayGuard(): ReplayGuard {
   };
 }
 
+/**
+ * Across instances through Redis. Without Redis a signature's single use cannot be vouched for, so
+ * signed requests fail closed (503) until it is back; unsigned traffic is unaffected.
+ */
 export function createRedisReplayGuard(redis: Redis): ReplayGuard {
   return {
     async firstUse(id, ttlMs) {
-      return (await redis.set(`hallowgate:signature:${id}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
+      const stored = await redis.set(`hallowgate:signature:${id}`, '1', 'PX', ttlMs, 'NX').catch(() => {
+        throw new AppError('service_unavailable', 'Signed requests cannot be checked for replays right now; retry shortly.', { headers: { 'retry-after': '5' } });
+      });
+      return stored === 'OK';
     },
   };
 }

@@ -34,8 +34,10 @@ type Channels = {
  * In memory for one instance; through Redis pub/sub when REDIS_URL is set, so every instance hears
  * what any instance commits. One pair of Redis connections carries every channel.
  */
-export function createAnnouncements(options: { redisUrl?: string | undefined }): Announcements {
+export function createAnnouncements(options: { redisUrl?: string | undefined; onRedisError?(error: Error): void }): Announcements {
   const redisClients = options.redisUrl ? [new Redis(options.redisUrl), new Redis(options.redisUrl)] : [];
+  // ioredis reconnects by itself; an outage pauses live announcements (the log keeps every event).
+  for (const client of redisClients) client.on('error', (error: Error) => options.onRedisError?.(error));
   const [publishClient, subscribeClient] = redisClients;
   const localTarget = new EventTarget();
   // Every subscriber of an account listens on the same event name: thousands are normal, not a leak.

@@ -1,15 +1,15 @@
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
-import { AppError, isErrorCode, type ErrorCode, type FieldError } from '../shared/errors.js';
+import { AppError, databaseUnavailable, isErrorCode, type ErrorCode, type FieldError } from '../shared/errors.js';
 
-/** The AppError behind a GraphQL error, if the error came from our code. */
+/** The AppError behind a GraphQL error: one our code threw, or the 503 of an unreachable database. */
 function appErrorIn(error: unknown): AppError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
     if (current instanceof AppError) return current;
     current = (current as { originalError?: unknown }).originalError;
   }
-  return undefined;
+  return databaseUnavailable(error);
 }
 
 /**

@@ -8,7 +8,7 @@ import { unauthenticated } from '../access/keys.js';
 import { createContext, type AppServices } from '../graphql/context.js';
 import { maskGraphQLError } from '../graphql/errors.js';
 import { matchedRouteOf, type RestRouter } from '../rest/router.js';
-import { AppError } from '../shared/errors.js';
+import { AppError, databaseUnavailable } from '../shared/errors.js';
 import { readBody } from './body.js';
 import type { Metrics } from './metrics.js';
 import { sendProblem } from './problem.js';
@@ -167,6 +167,11 @@ export function createRequestHandler(deps: HttpDependencies) {
       throw new AppError('not_found', `No route ${path}.`);
     } catch (error) {
       if (error instanceof AppError) return sendProblem(response, error, requestId);
+      const unavailable = databaseUnavailable(error);
+      if (unavailable) {
+        services.logger.warn({ err: error, requestId }, 'database unavailable');
+        return sendProblem(response, unavailable, requestId);
+      }
       services.logger.error({ err: error, requestId }, 'unhandled error');
       sendProblem(response, new AppError('internal_error', 'Something went wrong on our side.'), requestId);
     }

@@ -90,3 +90,22 @@ export function validationFailed(fieldErrors: FieldError[], message = 'The reque
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(statusForCode, value);
 }
+
+const unreachableDatabaseCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P02', '57P03', 'P1001', 'P1002', 'P1017', 'P2024']);
+const unreachableDatabaseMessage = /connection terminated|connection ended unexpectedly|can't reach database server|timeout exceeded when trying to connect|terminating connection due to administrator command|the database system is (starting up|shutting down)/i;
+
+/**
+ * A 503 for an error that means the database cannot be reached right now (a restart, a partition,
+ * an exhausted pool), looked for through the error's causes; undefined for any other error.
+ */
+export function databaseUnavailable(error: unknown): AppError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if ((typeof code === 'string' && unreachableDatabaseCodes.has(code)) || unreachableDatabaseMessage.test(current.message)) {
+      return new AppError('service_unavailable', 'The database is unavailable; retry shortly.', { headers: { 'retry-after': '5' } });
+    }
+    current = (current as { cause?: unknown; originalError?: unknown }).cause ?? (current as { originalError?: unknown }).originalError;
+  }
+  return undefined;
+}
