@@ -1,6 +1,6 @@
 /**
  * Soak: a fixed mixed load against one server for BENCH_SOAK_SECONDS (default 600), reporting errors
- * (must be 0) and the server's resident memory over time (must be flat).
+ * (must be 0) and the server's resident memory over time (must be flat), every 30 s and as a verdict at the end.
  *
  *   npx tsx bench/soak.ts                 (BENCH_SOAK_SECONDS=120 for a short run)
  *
@@ -92,17 +92,27 @@ async function soak(databaseUrl: string) {
     return client;
   });
 
+  // Tallied per answer as the run goes, so every sample shows the load and its errors so far.
+  let answered = 0;
+  let failed = 0;
+  const run = autocannon({ url: fixture.url, connections, duration: seconds, requests });
+  run.on('response', (_client: unknown, status: number) => {
+    answered++;
+    if (status >= 400) failed++;
+  });
+  run.on('reqError', () => void failed++);
+
   const samples: [number, number][] = [];
   const started = Date.now();
   const sample = () => {
     const minute = (Date.now() - started) / 60_000;
     const megabytes = residentMegabytes(fixture.pid);
     samples.push([minute, megabytes]);
-    console.log(`${(minute * 60).toFixed(0).padStart(4)} s  RSS ${megabytes.toFixed(1)} MB  subscriber events ${received}`);
+    console.log(`${(minute * 60).toFixed(0).padStart(4)} s  requests ${answered}  errors ${failed}  RSS ${megabytes.toFixed(1)} MB  subscriber events ${received}`);
   };
   sample();
   const sampler = setInterval(sample, sampleEverySeconds * 1000);
-  const result = await autocannon({ url: fixture.url, connections, duration: seconds, requests });
+  const result = await run;
   clearInterval(sampler);
   sample();
   await Promise.all(subscribers.map((client) => client.dispose()));
@@ -114,7 +124,8 @@ async function soak(databaseUrl: string) {
   console.log(`\n${seconds} s, ${connections} connections, ${subscriberCount} subscribers; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}`);
   console.log(`requests ${result.requests.total} (${result.requests.average.toFixed(0)} req/s), p99 ${result.latency.p99} ms, ${statusSummary(result)}`);
   console.log(`bookings created ${Math.round(result.requests.total / requests.length)}; subscriber events received ${received}`);
-  console.log(`errors ${errors} (must be 0); RSS ${samples[0]![1].toFixed(1)} → ${samples.at(-1)![1].toFixed(1)} MB, slope after the first minute ${rssSlope.toFixed(2)} MB/min (flat is ≈ 0)`);
+  console.log(`RSS ${samples[0]![1].toFixed(1)} → ${samples.at(-1)![1].toFixed(1)} MB`);
+  console.log(`verdict: ${errors === 0 ? 'PASS' : 'FAIL'}, errors ${errors} (must be 0), RSS slope after the first minute ${rssSlope.toFixed(2)} MB/min (flat is ≈ 0)`);
   if (errors > 0) process.exitCode = 1;
 }
 

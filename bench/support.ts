@@ -3,6 +3,7 @@
  * does not share its event loop), and a scratch PostgreSQL database.
  */
 import { fork, type ChildProcess, type ForkOptions } from 'node:child_process';
+import type { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,9 @@ export interface AutocannonResult {
   errors: number;
   statusCodeStats: Record<string, { count: number }>;
 }
-export type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+/** A run: awaited for its result; meanwhile it emits 'response' (client, status) and 'reqError' per request. */
+export type AutocannonRun = PromiseLike<AutocannonResult> & Pick<EventEmitter, 'on'>;
+export type Autocannon = (options: Record<string, unknown>) => AutocannonRun;
 export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /** `200×505 304×12`: what a run answered. */

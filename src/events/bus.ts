@@ -35,8 +35,10 @@ type Channels = {
  * what any instance commits. One pair of Redis connections carries every channel.
  */
 export function createAnnouncements(options: { redisUrl?: string | undefined; onRedisError?(error: Error): void }): Announcements {
-  const redisClients = options.redisUrl ? [new Redis(options.redisUrl), new Redis(options.redisUrl)] : [];
-  // ioredis reconnects by itself; an outage pauses live announcements (the log keeps every event).
+  // During an outage commands wait for ioredis to reconnect rather than fail after 20 retries: the
+  // Redis event target never awaits them, so a rejection would crash the process. A notice lost
+  // meanwhile is made up by the next one, which makes subscribers read the log past their last event.
+  const redisClients = options.redisUrl ? [new Redis(options.redisUrl, { maxRetriesPerRequest: null }), new Redis(options.redisUrl, { maxRetriesPerRequest: null })] : [];
   for (const client of redisClients) client.on('error', (error: Error) => options.onRedisError?.(error));
   const [publishClient, subscribeClient] = redisClients;
   const localTarget = new EventTarget();
@@ -55,7 +57,8 @@ export function createAnnouncements(options: { redisUrl?: string | undefined; on
       subscribe: (accountId) => pubSub.subscribe('usage-alert', accountId),
     },
     close: async () => {
-      await Promise.all(redisClients.map((client) => client.quit().catch(() => client.disconnect())));
+      // QUIT would wait for a Redis that is down.
+      await Promise.all(redisClients.map((client) => (client.status === 'ready' ? client.quit().catch(() => client.disconnect()) : client.disconnect())));
     },
   };
 }

@@ -46,8 +46,9 @@ export function createMetrics(sources: { pendingDeliveries(): Promise<number> })
     name: 'hallowgate_webhook_queue_depth',
     help: 'Webhook deliveries waiting to be sent or retried (all instances share the queue).',
     registers: [registry],
+    // A scrape must still answer while the database is down (that is when it matters): NaN, unknown.
     async collect() {
-      this.set(await sources.pendingDeliveries());
+      this.set(await sources.pendingDeliveries().catch(() => Number.NaN));
     },
   });
   const operationLabels = new Set<string>();

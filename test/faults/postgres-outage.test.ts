@@ -40,6 +40,9 @@ describe.skipIf(!postgresUrl)('a PostgreSQL outage', () => {
     const graphql = await call('POST', '/graphql', { query: '{ categories { edges { node { slug } } } }' });
     expect(graphql.body.errors[0].extensions.code).toBe('service_unavailable');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const scrape = await fetch(`${server.url}/metrics`);
+    expect(scrape.status).toBe(200);
+    expect(await scrape.text()).toContain('hallowgate_webhook_queue_depth Nan');
 
     proxy.restore();
     await expect.poll(readiness, { timeout: 15_000 }).toBe(200);
