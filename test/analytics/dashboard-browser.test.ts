@@ -32,7 +32,6 @@ beforeAll(async () => {
   expect(rule.body.errors).toBeUndefined();
   for (let index = 0; index < 8; index++) await call('GET', '/api/v1/categories');
   for (let index = 0; index < 4; index++) await call('GET', '/v1/bookings/bk_missing');
-  await until(async () => (await server.prisma.usageAlert.count({ where: { apiKeyId: keyId } })) > 0);
 });
 
 afterEach(async () => {
@@ -43,14 +42,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
 });
-
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  for (let tries = 0; tries < 200; tries++) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('condition never held');
-}
 
 async function signIn(withKey: string): Promise<Page> {
   const page = await browser.newPage();
@@ -66,6 +57,7 @@ const book = async (days: number) =>
 
 describe('the dashboard', () => {
   it('charts the key’s usage and shows its rate-limit state, routes and alerts', async () => {
+    await expect.poll(() => server.prisma.usageAlert.count({ where: { apiKeyId: keyId } }), { timeout: 10_000 }).toBeGreaterThan(0);
     const page = await signIn(key);
     await page.locator('#dashboard').waitFor();
     const chart = page.locator('#usage-chart');
@@ -80,7 +72,7 @@ describe('the dashboard', () => {
     expect(await page.locator('#alerts li').first().textContent()).toMatch(/requests on the day \(threshold 5\)$/);
 
     await page.getByLabel('per hour').check();
-    await until(async () => (await chart.getAttribute('aria-label'))?.startsWith('Requests per hour') ?? false);
+    await expect.poll(() => chart.getAttribute('aria-label'), { timeout: 10_000 }).toMatch(/^Requests per hour/);
     await page.screenshot({ path: 'test-results/dashboard.png', fullPage: true });
   });
 
