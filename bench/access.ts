@@ -106,7 +106,7 @@ async function measureGate(label: string, redisUrl: string | undefined, key: str
 async function benchGate(redisUrl: string | undefined) {
   const { database, key } = await openBenchDatabase();
   const announcements = createAnnouncements({});
-  const services: AppServices = { prisma: database.prisma, logger: pino({ level: 'silent' }), clock: acceleratedClock(), bookingEventBus: announcements.bookingEvents, config: loadConfig({}) };
+  const services: AppServices = { prisma: database.prisma, readRows: database.readRows, logger: pino({ level: 'silent' }), clock: acceleratedClock(), bookingEventBus: announcements.bookingEvents, config: loadConfig({}) };
   const rows = [
     await measureGate('anonymous (nothing to check)', undefined, null, services),
     await measureGate('key: auth + rate limit, memory', undefined, key, services),

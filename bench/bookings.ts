@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
 import { applyMigrations } from '../src/db/migrator.js';
 import { newId } from '../src/shared/ids.js';
-import { autocannon, forkServer, reachable, statusSummary, withScratchDatabase, type AutocannonResult } from './support.js';
+import { autocannon, forkServer, reachable, renderEveryTime, statusSummary, withScratchDatabase, type AutocannonResult } from './support.js';
 
 const connections = 20;
 const secondsPerRun = 10;
@@ -105,8 +105,9 @@ async function benchDatabase(label: string, databaseUrl: string) {
   const cases: Array<[string, Record<string, unknown>]> = [
     ['POST /v1/bookings, 2,000 slots', { requests: createRequests(fixture, (index) => slot(index % spreadSlots)) }],
     ['POST /v1/bookings, 1 hot slot', { requests: createRequests(fixture, () => slot(12)) }],
-    ['GET /v1/bookings?limit=20', { requests: [{ method: 'GET', path: '/v1/bookings?limit=20' }] }],
-    ['GET /v1/bookings?start_date=…&end_date=…&limit=100', { requests: [{ method: 'GET', path: `/v1/bookings?start_date=${day}&end_date=${day}&limit=100` }] }],
+    ['GET /v1/bookings?limit=20, a new URL each time (render)', { requests: renderEveryTime('/v1/bookings?limit=20') }],
+    ['GET /v1/bookings?limit=20, repeated (kept answer)', { requests: [{ method: 'GET', path: '/v1/bookings?limit=20' }] }],
+    ['GET /v1/bookings?start_date=…&end_date=…&limit=100 (render)', { requests: renderEveryTime(`/v1/bookings?start_date=${day}&end_date=${day}&limit=100`) }],
   ];
   const rows = [];
   try {

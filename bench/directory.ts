@@ -1,7 +1,7 @@
 /**
  * Directory throughput over HTTP: a page of 50 events of one seeded city with categories and images,
  * as REST (rendered, and answered from the kept answer), as the REST 304 a client with the ETag gets,
- * and as its GraphQL twin; against in-memory PGlite and, when reachable, PostgreSQL. It also counts
+ * and as its GraphQL twin (executed, and answered from the kept answer); against in-memory PGlite and, when reachable, PostgreSQL. It also counts
  * the SQL statements on directory tables each request costs.
  *
  *   npx tsx bench/directory.ts
@@ -20,7 +20,19 @@ import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
 import { applyMigrations } from '../src/db/migrator.js';
 import { seedDatabase } from '../src/db/seed.js';
 import { newId } from '../src/shared/ids.js';
-import { answerCounters, autocannon, cpuMicros, eventSelection, forkServer, reachable, serverCounters, statusSummary, withScratchDatabase } from './support.js';
+import {
+  answerCounters,
+  autocannon,
+  cpuMicros,
+  eventSelection,
+  executeEveryTime,
+  forkServer,
+  reachable,
+  renderEveryTime,
+  serverCounters,
+  statusSummary,
+  withScratchDatabase,
+} from './support.js';
 
 const connections = 20;
 const secondsPerRun = 10;
@@ -70,32 +82,23 @@ const eventsQuery = `query($city: String, $first: Int) {
 }`;
 
 /**
- * autocannon options per case (the path goes inside `url`). The router keeps each GET answer under
- * (directory version, URL), so a repeated URL measures the kept answer; the render case makes every
- * URL new with a parameter the route ignores, so each request runs the GraphQL operation.
+ * autocannon options per case (the path goes inside `url`). Answers are kept under the directory's
+ * data fingerprint, so a repeated request measures the kept answer; the render and execute cases
+ * make every request new in a way the answer ignores, so each one runs the GraphQL operation.
  */
 async function cases(fixture: Fixture): Promise<Array<[string, Record<string, unknown>]>> {
   const path = `/api/v1/events?city=${encodeURIComponent(fixture.city)}&include=categories,images&limit=${pageSize}`;
   const first = await fetch(`${fixture.url}${path}`, { headers: { authorization: `Bearer ${fixture.key}` } });
   const etag = first.headers.get('etag');
   if (first.status !== 200 || !etag) throw new Error(`GET ${path} answered ${first.status} without an ETag`);
-  let renders = 0;
+  const graphql = { url: `${fixture.url}/graphql`, headers: { authorization: `Bearer ${fixture.key}`, 'content-type': 'application/json' } };
+  const variables = { city: fixture.city, first: pageSize };
   return [
-    [
-      `GET ${path}, a new URL each time (render)`,
-      { url: fixture.url, requests: [{ method: 'GET', setupRequest: (request: object) => ({ ...request, path: `${path}&render=${renders++}` }) }] },
-    ],
+    [`GET ${path}, a new URL each time (render)`, { url: fixture.url, requests: renderEveryTime(path) }],
     [`GET ${path}, repeated (kept answer)`, { url: `${fixture.url}${path}` }],
     ['the same GET with If-None-Match (304)', { url: `${fixture.url}${path}`, headers: { authorization: `Bearer ${fixture.key}`, 'if-none-match': etag } }],
-    [
-      `POST /graphql events(city, first: ${pageSize}) { …, categories, images }`,
-      {
-        url: `${fixture.url}/graphql`,
-        method: 'POST',
-        headers: { authorization: `Bearer ${fixture.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ query: eventsQuery, variables: { city: fixture.city, first: pageSize } }),
-      },
-    ],
+    [`POST /graphql events(city, first: ${pageSize}) { …, categories, images }, executed each time`, { ...graphql, requests: executeEveryTime(eventsQuery, variables) }],
+    [`the same query, repeated (kept answer)`, { ...graphql, method: 'POST', body: JSON.stringify({ query: eventsQuery, variables }) }],
   ];
 }
 

@@ -34,8 +34,10 @@ import {
   autocannon,
   cpuMicros,
   eventSelection,
+  executeEveryTime,
   forkServer,
   reachable,
+  renderEveryTime,
   serverCounters,
   statusSummary,
   withScratchDatabase,
@@ -172,14 +174,19 @@ const graphqlLoad = (url: string, query: string, variables: Json, headers: Recor
   body: JSON.stringify({ query, variables }),
 });
 
-/**
- * REST load that runs the operation on every request: the router keeps each GET answer under
- * (directory version, URL), so each request gets a new URL through a parameter the route ignores.
- */
-function restRenderLoad(url: string, path: string, key: string) {
-  let renders = 0;
-  const separator = path.includes('?') ? '&' : '?';
-  return { url, headers: { authorization: `Bearer ${key}` }, requests: [{ method: 'GET', setupRequest: (request: object) => ({ ...request, path: `${path}${separator}render=${renders++}` }) }] };
+const graphqlExecuteLoad = (url: string, query: string, variables: Json, headers: Record<string, string>) => ({
+  ...graphqlLoad(url, query, variables, headers),
+  requests: executeEveryTime(query, variables),
+});
+
+const restRenderLoad = (url: string, path: string, key: string) => ({ url, headers: { authorization: `Bearer ${key}` }, requests: renderEveryTime(path) });
+
+/** Our GraphQL contenders for one query: executing it on every request, and answering from the kept answer. */
+function ourGraphql(field: string, keptLoad: Json, executeLoad: Json, ids: () => Promise<unknown>): Contender[] {
+  return [
+    { name: `ours GraphQL ${field} (execute)`, peer: false, options: executeLoad, ids },
+    { name: `ours GraphQL ${field} (kept answer)`, peer: false, options: keptLoad, ids },
+  ];
 }
 
 function raceCases(ours: Fixture, peerUrl: string): Case[] {
@@ -199,12 +206,8 @@ function raceCases(ours: Fixture, peerUrl: string): Case[] {
           options: graphqlLoad(peerUrl, peerEventsQuery, { cityKey: ours.cityKey, first: pageSize }),
           ids: async () => (await post(`${peerUrl}/graphql`, peerEventsQuery, { cityKey: ours.cityKey, first: pageSize }))['allEvents'].nodes.map(eventIds),
         },
-        {
-          name: 'ours GraphQL events',
-          peer: false,
-          options: graphqlLoad(ours.url, ourEventsQuery, { city: ours.city, first: pageSize }, auth),
-          ids: async () => (await post(`${ours.url}/graphql`, ourEventsQuery, { city: ours.city, first: pageSize }, auth))['events'].edges.map((edge: Json) => eventIds(edge['node'])),
-        },
+        ...ourGraphql('events', graphqlLoad(ours.url, ourEventsQuery, { city: ours.city, first: pageSize }, auth), graphqlExecuteLoad(ours.url, ourEventsQuery, { city: ours.city, first: pageSize }, auth),
+          async () => (await post(`${ours.url}/graphql`, ourEventsQuery, { city: ours.city, first: pageSize }, auth))['events'].edges.map((edge: Json) => eventIds(edge['node']))),
         { name: 'ours REST (render)', peer: false, options: restRenderLoad(ours.url, eventsPath, ours.key), ids: async () => (await get(`${ours.url}${eventsPath}`, ours.key))['data'].map(eventIds) },
         { name: 'ours REST (kept answer)', peer: false, options: { url: `${ours.url}${eventsPath}`, headers: auth }, ids: async () => (await get(`${ours.url}${eventsPath}`, ours.key))['data'].map(eventIds) },
       ],
@@ -218,12 +221,8 @@ function raceCases(ours: Fixture, peerUrl: string): Case[] {
           options: graphqlLoad(peerUrl, peerEventQuery, { rowId: ours.eventId }),
           ids: async () => eventIds((await post(`${peerUrl}/graphql`, peerEventQuery, { rowId: ours.eventId }))['eventByRowId']),
         },
-        {
-          name: 'ours GraphQL event',
-          peer: false,
-          options: graphqlLoad(ours.url, ourEventQuery, { id: ours.eventId }, auth),
-          ids: async () => eventIds((await post(`${ours.url}/graphql`, ourEventQuery, { id: ours.eventId }, auth))['event']),
-        },
+        ...ourGraphql('event', graphqlLoad(ours.url, ourEventQuery, { id: ours.eventId }, auth), graphqlExecuteLoad(ours.url, ourEventQuery, { id: ours.eventId }, auth),
+          async () => eventIds((await post(`${ours.url}/graphql`, ourEventQuery, { id: ours.eventId }, auth))['event'])),
         { name: 'ours REST (render)', peer: false, options: restRenderLoad(ours.url, eventPath, ours.key), ids: async () => eventIds(await get(`${ours.url}${eventPath}`, ours.key)) },
         { name: 'ours REST (kept answer)', peer: false, options: { url: `${ours.url}${eventPath}`, headers: auth }, ids: async () => eventIds(await get(`${ours.url}${eventPath}`, ours.key)) },
       ],
@@ -237,13 +236,10 @@ function raceCases(ours: Fixture, peerUrl: string): Case[] {
           options: graphqlLoad(peerUrl, peerBookingsQuery, peerRange),
           ids: async () => sortedBookingIds((await post(`${peerUrl}/graphql`, peerBookingsQuery, peerRange))['allBookings'].nodes),
         },
-        {
-          name: 'ours GraphQL bookings',
-          peer: false,
-          options: graphqlLoad(ours.url, ourBookingsQuery, { ...bookingRange, first: 100 }, auth),
-          ids: async () => sortedBookingIds((await post(`${ours.url}/graphql`, ourBookingsQuery, { ...bookingRange, first: 100 }, auth))['bookings'].edges.map((edge: Json) => edge['node'])),
-        },
-        { name: 'ours REST', peer: false, options: { url: `${ours.url}${bookingsPath}`, headers: auth }, ids: async () => sortedBookingIds((await get(`${ours.url}${bookingsPath}`, ours.key))['data']) },
+        ...ourGraphql('bookings', graphqlLoad(ours.url, ourBookingsQuery, { ...bookingRange, first: 100 }, auth), graphqlExecuteLoad(ours.url, ourBookingsQuery, { ...bookingRange, first: 100 }, auth),
+          async () => sortedBookingIds((await post(`${ours.url}/graphql`, ourBookingsQuery, { ...bookingRange, first: 100 }, auth))['bookings'].edges.map((edge: Json) => edge['node']))),
+        { name: 'ours REST (render)', peer: false, options: restRenderLoad(ours.url, bookingsPath, ours.key), ids: async () => sortedBookingIds((await get(`${ours.url}${bookingsPath}`, ours.key))['data']) },
+        { name: 'ours REST (kept answer)', peer: false, options: { url: `${ours.url}${bookingsPath}`, headers: auth }, ids: async () => sortedBookingIds((await get(`${ours.url}${bookingsPath}`, ours.key))['data']) },
       ],
     },
   ];

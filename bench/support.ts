@@ -99,3 +99,23 @@ export async function withScratchDatabase<T>(serverUrl: string, prefix: string, 
     await admin.end();
   }
 }
+
+/**
+ * autocannon requests for a GET that runs its operation every time: the router keeps each GET answer
+ * under (data fingerprint, URL), so each request gets a new URL through a parameter the route ignores.
+ */
+export function renderEveryTime(path: string) {
+  let renders = 0;
+  const separator = path.includes('?') ? '&' : '?';
+  return [{ method: 'GET', setupRequest: (request: object) => ({ ...request, path: `${path}${separator}render=${renders++}` }) }];
+}
+
+/**
+ * autocannon requests for a GraphQL query that executes every time: answers are kept under (data
+ * fingerprint, caller, document, variables), so each request carries a new variable the operation
+ * does not declare (GraphQL ignores it).
+ */
+export function executeEveryTime(query: string, variables: Record<string, unknown>) {
+  let executions = 0;
+  return [{ method: 'POST', setupRequest: (request: object) => ({ ...request, body: JSON.stringify({ query, variables: { ...variables, render: executions++ } }) }) }];
+}

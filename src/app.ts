@@ -46,6 +46,7 @@ export function createApp(options: AppOptions): App {
   });
   const services: AppServices = {
     prisma: database.prisma,
+    readRows: database.readRows,
     logger,
     clock: options.clock ?? systemClock,
     bookingEventBus: announcements.bookingEvents,

@@ -1,7 +1,11 @@
 import type { Booking } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import { AppError } from '../shared/errors.js';
-import { cancelBooking, createBooking, findOwnBooking, updateBooking } from './service.js';
+import { answersKeptUnder } from '../graphql/kept-answers.js';
+import { bookingsDataVersion, cancelBooking, createBooking, findOwnBooking, updateBooking } from './service.js';
+
+/** Root fields over the account's bookings: answers are kept until the account's bookings change. */
+const bookingsRootField = { authScopes: { scope: 'bookings:read' }, extensions: answersKeptUnder(bookingsDataVersion) } as const;
 
 const BookingStatus = builder.enumType('BookingStatus', {
   values: ['confirmed', 'cancelled'] as const,
@@ -53,7 +57,7 @@ builder.queryFields((t) => ({
   bookings: t.prismaConnection({
     type: 'Booking',
     cursor: 'id',
-    authScopes: { scope: 'bookings:read' },
+    ...bookingsRootField,
     description: "The account's bookings whose start_time falls on the given UTC days (both inclusive), by start time.",
     args: {
       startDate: t.arg({ type: 'Date' }),
@@ -83,7 +87,7 @@ builder.queryFields((t) => ({
   bookingsLastModified: t.field({
     type: 'DateTime',
     nullable: true,
-    authScopes: { scope: 'bookings:read' },
+    ...bookingsRootField,
     description: 'When any booking of the account last changed (null before the first): Last-Modified for every list of them.',
     // Every change logs an event stamped with the booking's updatedAt, so the newest event dates the
     // newest change; one step down the (account, seq) index instead of a scan of every booking.
@@ -96,9 +100,14 @@ builder.queryFields((t) => ({
         })
       )?.createdAt ?? null,
   }),
+  bookingsVersion: t.string({
+    authScopes: { scope: 'bookings:read' },
+    description: "Changes whenever any answer about the account's bookings could change; a cheap validator for caches.",
+    resolve: (_root, _args, context) => bookingsDataVersion(context),
+  }),
   booking: t.prismaField({
     type: 'Booking',
-    authScopes: { scope: 'bookings:read' },
+    ...bookingsRootField,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, context) => {
       const booking = await findOwnBooking(context, String(args.id));

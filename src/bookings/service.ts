@@ -24,6 +24,23 @@ export async function findOwnBooking(context: Context, id: string): Promise<Book
   return booking;
 }
 
+const accountLogPositionRead = {
+  name: 'hallowgate_account_log_position',
+  text: 'SELECT coalesce(max(seq), 0)::text AS seq FROM booking_events WHERE account_id = $1',
+};
+
+/**
+ * Changes whenever any booking answer of the caller's account could change: every change appends to
+ * the account's event log in its transaction, and the log commits in `seq` order within an account
+ * (lockAccountLog), so the newest position stands for every change before it. One index step.
+ */
+export async function bookingsDataVersion(context: Context): Promise<string> {
+  if (!context.principal) return 'anonymous';
+  const { accountId } = context.principal;
+  const [row] = await context.services.readRows<{ seq: string }>({ ...accountLogPositionRead, values: [accountId] });
+  return `${accountId}.${row?.seq ?? 0}`;
+}
+
 async function findServiceOrFail(tx: Tx, id: string): Promise<Service> {
   const service = await tx.service.findUnique({ where: { id } });
   if (!service) {

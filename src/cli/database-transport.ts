@@ -1,10 +1,9 @@
 import { loadConfig } from '../config.js';
 import { randomUUID } from 'node:crypto';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { pino } from 'pino';
 import { operatorAccountId } from '../access/provisioning.js';
 import { createAnnouncements } from '../events/bus.js';
-import { PrismaClient } from '../generated/prisma/client.js';
+import { openDatabase } from '../db/connection.js';
 import { createContext } from '../graphql/context.js';
 import { adminRoutes } from '../rest/admin.js';
 import { problemFor } from '../server/problem.js';
@@ -17,10 +16,17 @@ import type { Transport } from './transport.js';
  * Straight against PostgreSQL: the same admin route handlers the server runs, in this process,
  * as the operator. (PGlite cannot be shared with a running server, so it is not offered.)
  */
-export function databaseTransport(databaseUrl: string): Transport {
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
+export async function databaseTransport(databaseUrl: string): Promise<Transport> {
+  const database = await openDatabase({ kind: 'postgres', url: databaseUrl });
   const announcements = createAnnouncements({});
-  const services = { prisma, logger: pino({ level: 'silent' }), clock: systemClock, bookingEventBus: announcements.bookingEvents, config: loadConfig() };
+  const services = {
+    prisma: database.prisma,
+    readRows: database.readRows,
+    logger: pino({ level: 'silent' }),
+    clock: systemClock,
+    bookingEventBus: announcements.bookingEvents,
+    config: loadConfig(),
+  };
 
   return {
     async send(request) {
@@ -50,7 +56,7 @@ export function databaseTransport(databaseUrl: string): Transport {
     },
     async close() {
       await announcements.close();
-      await prisma.$disconnect();
+      await database.close();
     },
   };
 }

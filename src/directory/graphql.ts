@@ -1,5 +1,6 @@
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
+import { answersKeptUnder } from '../graphql/kept-answers.js';
 import { AppError } from '../shared/errors.js';
 import { attractionWhere, eventWhere } from './filters.js';
 import { attractionTimelines, viewUpdatedAt } from './timeline.js';
@@ -10,6 +11,12 @@ import { directoryDataVersion } from './version.js';
  * relation). Checked once per object rather than once per field: a page of 50 events is ~2,000 fields.
  */
 const directoryTypeScope = { authScopes: { scope: 'directory:read' }, runScopesOnType: true } as const;
+
+/** Root fields over the directory: answers are kept until the directory version changes. */
+const directoryRootField = {
+  authScopes: { scope: 'directory:read' },
+  extensions: answersKeptUnder((context) => directoryDataVersion(context.services.readRows, context.services.clock())),
+} as const;
 
 const money = (value: Prisma.Decimal | null) => (value === null ? null : Number(value));
 
@@ -154,14 +161,14 @@ builder.queryFields((t) => {
     events: t.prismaConnection({
       type: 'Event',
       cursor: 'id',
-      authScopes: { scope: 'directory:read' },
+      ...directoryRootField,
       args: { ...filters, orderBy: t.arg({ type: [EventOrder] }) },
       resolve: (query, _root, args, context) =>
         context.prisma.event.findMany({ ...query, where: eventWhere(args), orderBy: orderBy(eventSortFields, args.orderBy, 'STARTS_AT') }),
     }),
     event: t.prismaField({
       type: 'Event',
-      authScopes: { scope: 'directory:read' },
+      ...directoryRootField,
       args: { id: t.arg.id({ required: true }) },
       resolve: async (query, _root, args, context) => {
         const event = await context.prisma.event.findUnique({ ...query, where: { id: String(args.id) } });
@@ -172,14 +179,14 @@ builder.queryFields((t) => {
     attractions: t.prismaConnection({
       type: 'Attraction',
       cursor: 'id',
-      authScopes: { scope: 'directory:read' },
+      ...directoryRootField,
       args: { ...filters, orderBy: t.arg({ type: [AttractionOrder] }) },
       resolve: (query, _root, args, context) =>
         context.prisma.attraction.findMany({ ...query, where: attractionWhere(args), orderBy: orderBy(attractionSortFields, args.orderBy, 'NAME') }),
     }),
     attraction: t.prismaField({
       type: 'Attraction',
-      authScopes: { scope: 'directory:read' },
+      ...directoryRootField,
       args: { id: t.arg.id({ required: true }) },
       resolve: async (query, _root, args, context) => {
         const attraction = await context.prisma.attraction.findUnique({ ...query, where: { id: String(args.id) } });
@@ -190,12 +197,12 @@ builder.queryFields((t) => {
     categories: t.prismaConnection({
       type: 'Category',
       cursor: 'id',
-      authScopes: { scope: 'directory:read' },
+      ...directoryRootField,
       resolve: (query, _root, _args, context) => context.prisma.category.findMany({ ...query, orderBy: [{ slug: 'asc' }, { id: 'asc' }] }),
     }),
     category: t.prismaField({
       type: 'Category',
-      authScopes: { scope: 'directory:read' },
+      ...directoryRootField,
       args: { idOrSlug: t.arg.string({ required: true }) },
       resolve: async (query, _root, args, context) => {
         const category = await context.prisma.category.findFirst({ ...query, where: { OR: [{ id: args.idOrSlug }, { slug: args.idOrSlug }] } });
@@ -210,6 +217,6 @@ builder.queryField('directoryVersion', (t) =>
   t.string({
     authScopes: { scope: 'directory:read' },
     description: 'Changes whenever any directory response could change; a cheap validator for caches.',
-    resolve: (_root, _args, context) => directoryDataVersion(context.prisma, context.services.clock()),
+    resolve: (_root, _args, context) => directoryDataVersion(context.services.readRows, context.services.clock()),
   }),
 );

@@ -1,4 +1,11 @@
-import type { PrismaClient } from '../generated/prisma/client.js';
+import type { ReadRows } from '../db/connection.js';
+
+const directoryVersionRead = {
+  name: 'hallowgate_directory_version',
+  // Text on both drivers: only equality of the fingerprint matters. Timestamps are stored as UTC.
+  text: `SELECT (SELECT version::text FROM directory_version WHERE id = 1) AS version,
+                (SELECT min(starts_at)::text FROM events WHERE starts_at > ($1::timestamptz AT TIME ZONE 'UTC')) AS next_start`,
+};
 
 /**
  * A fingerprint of everything directory responses are made of, in one primary-key lookup: the
@@ -6,9 +13,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
  * plus the next event start after `now`, because passing it moves attractions' next_starts_at.
  * Equal fingerprints mean equal responses for equal requests.
  */
-export async function directoryDataVersion(prisma: PrismaClient, now: Date): Promise<string> {
-  const [row] = await prisma.$queryRaw<{ version: bigint | null; next_start: Date | null }[]>`
-    SELECT (SELECT version FROM directory_version WHERE id = 1) AS version,
-           (SELECT min(starts_at) FROM events WHERE starts_at > ${now}) AS next_start`;
-  return `${row?.version ?? 'none'}.${row?.next_start?.getTime() ?? 'none'}`;
+export async function directoryDataVersion(readRows: ReadRows, now: Date): Promise<string> {
+  const [row] = await readRows<{ version: string | null; next_start: string | null }>({ ...directoryVersionRead, values: [now.toISOString()] });
+  return `${row?.version ?? 'none'}.${row?.next_start ?? 'none'}`;
 }

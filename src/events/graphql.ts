@@ -1,4 +1,6 @@
+import { bookingsDataVersion } from '../bookings/service.js';
 import { builder } from '../graphql/builder.js';
+import { answersKeptUnder } from '../graphql/kept-answers.js';
 import type { Context } from '../graphql/context.js';
 import { AppError } from '../shared/errors.js';
 import { bookingEventTypes } from './kinds.js';
@@ -48,6 +50,8 @@ builder.queryField('bookingEvents', (t) =>
     type: 'BookingEvent',
     cursor: 'id',
     authScopes: { scope: 'bookings:read' },
+    // Booking events are the log the bookings fingerprint reads.
+    extensions: answersKeptUnder(bookingsDataVersion),
     description: "The account's booking events, oldest first.",
     args: {
       afterEvent: t.arg.id({ description: 'Only events logged after this msg_… id.' }),

@@ -2,12 +2,15 @@ import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Principal } from '../access/principal.js';
 import type { Clock } from '../shared/clock.js';
+import type { ReadRows } from '../db/connection.js';
 import type { BookingEventBus, UsageAlertBus } from '../events/bus.js';
 import type { Config } from '../config.js';
 
 /** Long-lived services every request can reach. Built once in src/app.ts. */
 export interface AppServices {
   prisma: PrismaClient;
+  /** Reads that run on every request (data fingerprints), without Prisma's per-query work. */
+  readRows: ReadRows;
   logger: Logger;
   clock: Clock;
   bookingEventBus: BookingEventBus;

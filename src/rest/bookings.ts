@@ -1,5 +1,6 @@
 import { AppError } from '../shared/errors.js';
 import {
+  BookingsVersionDocument,
   CancelBookingDocument,
   CreateBookingDocument,
   GetBookingDocument,
@@ -28,6 +29,8 @@ function idempotencyKeyOf(request: RestRequest): string | null {
 
 const bookingJson = (booking: object) => snakeCaseKeys(booking);
 
+const bookingsVersion = async (request: RestRequest) => (await runOperation(BookingsVersionDocument, {}, request.context)).bookingsVersion;
+
 export const bookingRoutes: RestRoute[] = [
   {
     method: 'POST',
@@ -51,6 +54,7 @@ export const bookingRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/v1/bookings',
+    validator: bookingsVersion,
     async handle(request) {
       const { bookings, bookingsLastModified } = await runOperation(
         ListBookingsDocument,
@@ -70,6 +74,7 @@ export const bookingRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/v1/bookings/:id',
+    validator: bookingsVersion,
     async handle(request) {
       const { booking } = await runOperation(GetBookingDocument, { id: request.params['id']! }, request.context);
       return { status: 200, body: bookingJson(booking), lastModified: new Date(booking.updatedAt) };
@@ -120,6 +125,7 @@ export const bookingRoutes: RestRoute[] = [
   {
     method: 'GET',
     path: '/v1/booking_events',
+    validator: bookingsVersion,
     async handle(request) {
       const { bookingEvents } = await runOperation(
         ListBookingEventsDocument,

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { unauthenticated } from '../access/keys.js';
 import type { Context } from '../graphql/context.js';
 import { AppError } from '../shared/errors.js';
+import { KeptAnswers } from '../shared/kept-answers.js';
 import { entityTag, isNotModified } from './conditional.js';
 import type { HttpMethod, RestRoute } from './routes.js';
 
@@ -57,41 +58,6 @@ interface Representation {
   payload: string;
 }
 
-/**
- * Representations already sent, keyed by data fingerprint and URL, within a budget of payload
- * characters; the least recently used go first.
- */
-class KnownRepresentations {
-  private readonly entries = new Map<string, Representation>();
-  private size = 0;
-  constructor(private readonly budget: number) {}
-
-  get(key: string): Representation | undefined {
-    const entry = this.entries.get(key);
-    if (entry) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-    }
-    return entry;
-  }
-
-  set(key: string, value: Representation) {
-    // One large answer must not push out everything else.
-    if (value.payload.length > this.budget / 64) return;
-    this.remove(key);
-    this.entries.set(key, value);
-    this.size += value.payload.length;
-    while (this.size > this.budget) this.remove(this.entries.keys().next().value!);
-  }
-
-  private remove(key: string) {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.size -= entry.payload.length;
-  }
-}
-
 function writeJson(request: IncomingMessage, response: ServerResponse, status: number, payload: string) {
   if (payload) {
     response.setHeader('content-type', 'application/json; charset=utf-8');
@@ -140,7 +106,7 @@ const representationBudget = 32_000_000;
 /** Maps paths to route handlers and does the HTTP work common to every route. */
 export function createRestRouter(routes: RestRoute[]): RestRouter {
   const compiled = routes.map(compile);
-  const known = new KnownRepresentations(representationBudget);
+  const known = new KeptAnswers<Representation>(representationBudget);
 
   return {
     async handle(request, response, url, rawBody, context) {
@@ -180,7 +146,7 @@ export function createRestRouter(routes: RestRoute[]): RestRouter {
       const payload = result.body === undefined ? '' : JSON.stringify(result.body);
       if (method === 'GET' && result.status === 200) {
         const representation = { tag: entityTag(payload), lastModified: result.lastModified, headers: result.headers ?? {}, payload };
-        if (representationKey) known.set(representationKey, representation);
+        if (representationKey) known.set(representationKey, representation, payload.length);
         sendRepresentation(request, response, route, representation);
         return true;
       }

@@ -55,11 +55,20 @@ const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const graphqlRoutes = new WeakMap<ServerResponse, string>();
 
 /** Copies a fetch Response (from Yoga) onto the Node response, streaming SSE bodies as they come. */
+const streamedContentType = /^\s*(text\/event-stream|multipart\/)/i;
+
 async function writeFetchResponse(response: ServerResponse, fetchResponse: Response): Promise<void> {
   response.statusCode = fetchResponse.status;
   fetchResponse.headers.forEach((value, name) => response.setHeader(name, value));
   if (!fetchResponse.body) {
     response.end();
+    return;
+  }
+  // A whole answer goes out in one write with its length; only event streams are streamed.
+  if (!streamedContentType.test(fetchResponse.headers.get('content-type') ?? '')) {
+    const payload = Buffer.from(await fetchResponse.arrayBuffer());
+    response.setHeader('content-length', payload.length);
+    response.end(payload);
     return;
   }
   response.flushHeaders();

@@ -2,6 +2,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Admission } from '../access/gate.js';
 import { createContext, type AppServices, type Context } from '../graphql/context.js';
 import { maskGraphQLError } from '../graphql/errors.js';
+import { keepAnswers } from '../graphql/kept-answers.js';
 import { schema } from '../graphql/schema.js';
 import { lastEventIdOf, resumableServerSentEvents } from '../events/sse-resume.js';
 import type { Metrics } from './metrics.js';
@@ -11,6 +12,9 @@ export interface ServerContext {
   admission: Admission;
   requestId: string;
 }
+
+/** Characters of GraphQL answers kept for queries with data fingerprints (about twice as many bytes). */
+const keptAnswerBudget = 32_000_000;
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;
 
@@ -32,7 +36,7 @@ export function createGraphQLServer(services: AppServices, metrics: Metrics): Yo
     schema,
     graphqlEndpoint: '/graphql',
     context: ({ admission, requestId, request }) => createContext(services, admission.principal, requestId, lastEventIdOf(request)),
-    plugins: [resumableServerSentEvents(), countSubscriptions(metrics)],
+    plugins: [resumableServerSentEvents(), countSubscriptions(metrics), keepAnswers(schema, keptAnswerBudget)],
     maskedErrors: { maskError: (error) => maskGraphQLError(error) },
     graphiql: {
       title: 'hallowgate',
@@ -40,6 +44,9 @@ export function createGraphQLServer(services: AppServices, metrics: Metrics): Yo
       defaultQuery: '# Add "Authorization": "Bearer <KEY_ID>.<SECRET>" under Headers, then:\n{\n  viewer { accountId scopes }\n}\n',
     },
     landingPage: false,
+    // Bodies reach Yoga already read, within MAX_BODY_BYTES (src/server/http.ts answers 413 first);
+    // Yoga's own limit would stream each of them through a second, redundant pipeline.
+    maxRequestBodySize: false,
     // The access gate and CORS rules run before Yoga; Yoga's own CORS would contradict them.
     cors: false,
     logging: {

@@ -37,8 +37,8 @@ export interface BookingTestServer {
 }
 
 /** A seeded server with an account's read/write and read-only keys, and a key of a second account. */
-export async function startBookingServer(): Promise<BookingTestServer> {
-  const server = await startTestServer({ seed: true });
+export async function startBookingServer(onQuery?: (sql: string) => void): Promise<BookingTestServer> {
+  const server = await startTestServer({ seed: true, ...(onQuery ? { onQuery } : {}) });
   const owner = await server.createKey({ scopes: ['bookings:read', 'bookings:write'] });
   const readOnly = await server.createKey({ accountId: owner.accountId, scopes: ['bookings:read'] });
   const other = await server.createKey({ scopes: ['bookings:read', 'bookings:write'] });

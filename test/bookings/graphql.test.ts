@@ -8,9 +8,10 @@ let call: ApiCall;
 let other: ApiCall;
 let readOnly: ApiCall;
 let serviceId: string;
+let statements: string[] = [];
 
 beforeAll(async () => {
-  ({ server, call, other, readOnly } = await startBookingServer());
+  ({ server, call, other, readOnly } = await startBookingServer((sql) => statements.push(sql)));
   serviceId = await createService(server, 2);
 });
 afterAll(() => server?.close());
@@ -99,6 +100,44 @@ describe('GraphQL bookings', () => {
     expect((await graphql(call, query, { start: nextDay, end: nextDay, service: ownService })).data!['bookings'].edges).toEqual([]);
     const backwards = await graphql(call, query, { start: nextDay, end: day });
     expect(backwards.errors![0]!.extensions.code).toBe('invalid_parameter');
+  });
+
+  it("answers a repeated read from the answer it kept until a booking of the account changes, on GraphQL and REST", async () => {
+    const ownService = await createService(server, 5);
+    const day = futureSlot(11).slice(0, 10);
+    const query = `query ($day: Date, $service: ID) { bookings(startDate: $day, endDate: $day, serviceId: $service) { edges { node { id status customer { name } } } } }`;
+    const listed = async () =>
+      (await graphql(call, query, { day, service: ownService })).data!['bookings'].edges.map(
+        (edge: { node: { id: string; status: string; customer: { name: string } } }) => edge.node,
+      );
+    const restPath = `/v1/bookings?start_date=${day}&end_date=${day}&service_id=${ownService}`;
+    const restListed = async () => (await call('GET', restPath)).body.data.map((booking: { id: string; status: string }) => [booking.id, booking.status]);
+    /** Statements on the bookings table while `work` runs: 0 when the answer was kept. */
+    const bookingReads = async (work: () => Promise<unknown>) => {
+      statements = [];
+      await work();
+      return statements.filter((sql) => /FROM "public"\."bookings"/.test(sql)).length;
+    };
+
+    expect(await listed()).toEqual([]);
+    expect(await restListed()).toEqual([]);
+    expect(await bookingReads(listed)).toBe(0);
+    expect(await bookingReads(restListed)).toBe(0);
+
+    const created = await call('POST', '/v1/bookings', { service_id: ownService, start_time: `${day}T20:00:00Z`, customer });
+    expect(await bookingReads(listed)).toBe(1);
+    expect(await listed()).toEqual([{ id: created.body.id, status: 'confirmed', customer: { name: customer.name } }]);
+    expect(await restListed()).toEqual([[created.body.id, 'confirmed']]);
+
+    await call('PATCH', `/v1/bookings/${created.body.id}`, { customer: { name: 'Grace Hopper' } });
+    expect((await listed())[0].customer.name).toBe('Grace Hopper');
+    await call('DELETE', `/v1/bookings/${created.body.id}`);
+    expect((await listed())[0].status).toBe('cancelled');
+    expect(await restListed()).toEqual([[created.body.id, 'cancelled']]);
+    expect(await bookingReads(listed)).toBe(0);
+
+    // Another account's key never gets this account's kept answer.
+    expect((await graphql(other, query, { day, service: ownService })).data!['bookings'].edges).toEqual([]);
   });
 
   it('serves services, service(id) and node for services and own bookings', async () => {

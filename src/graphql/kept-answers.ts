@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import {
+  getOperationAST,
+  Kind,
+  OperationTypeNode,
+  print,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { grantedScopes, type Principal } from '../access/principal.js';
+import { KeptAnswers } from '../shared/kept-answers.js';
+import type { Context } from './context.js';
+
+/**
+ * A cheap fingerprint of everything a root field's answer depends on besides its arguments and the
+ * caller (one indexed lookup). Equal fingerprints must mean equal answers.
+ */
+export type DataFingerprint = (context: Context) => Promise<string>;
+
+const extensionName = 'hallowgateDataFingerprint';
+
+/** Field `extensions` that let the field's answers be kept under its data fingerprint. */
+export function answersKeptUnder(fingerprint: DataFingerprint) {
+  return { [extensionName]: fingerprint };
+}
+
+/**
+ * The fingerprints a query's answer depends on, or undefined when it cannot be kept: not a query,
+ * a root field without a fingerprint, or root selections other than plain fields.
+ */
+function fingerprintsOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined) {
+  const operation = getOperationAST(document, operationName);
+  const queryFields = schema.getQueryType()?.getFields();
+  if (!operation || operation.operation !== OperationTypeNode.QUERY || !queryFields) return undefined;
+  const fingerprints = new Set<DataFingerprint>();
+  for (const selection of operation.selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD) return undefined;
+    if (selection.name.value === '__typename') continue;
+    const fingerprint = queryFields[selection.name.value]?.extensions[extensionName] as DataFingerprint | undefined;
+    if (!fingerprint) return undefined;
+    fingerprints.add(fingerprint);
+  }
+  return fingerprints.size > 0 ? [...fingerprints] : undefined;
+}
+
+/** Answers differ by caller only through what the caller may see. */
+function callerOf(principal: Principal | null): string {
+  if (!principal) return 'anonymous';
+  const id = principal.kind === 'api_key' ? principal.keyId : principal.tokenId;
+  return `${id}:${principal.accountId}:${grantedScopes(principal).join(',')}`;
+}
+
+/**
+ * Answers a query whose root fields all have data fingerprints from the answer an equal query got
+ * under equal fingerprints, without executing it. The fingerprints are read before execution, so
+ * an answer is never kept under a newer fingerprint than its data. Only error-free answers are kept.
+ */
+export function keepAnswers(schema: GraphQLSchema, budget: number): Plugin<Context> {
+  const kept = new KeptAnswers<ExecutionResult>(budget);
+  const printedDocuments = new WeakMap<DocumentNode, string>();
+  const printed = (document: DocumentNode) => {
+    let text = printedDocuments.get(document);
+    if (text === undefined) {
+      text = print(document);
+      printedDocuments.set(document, text);
+    }
+    return text;
+  };
+
+  return {
+    async onExecute({ args, setResultAndStopExecution }) {
+      const fingerprints = fingerprintsOf(schema, args.document, args.operationName);
+      if (!fingerprints) return undefined;
+      const context = args.contextValue as Context;
+      const values = await Promise.all(fingerprints.map((fingerprint) => fingerprint(context)));
+      const key = createHash('sha256')
+        .update(callerOf(context.principal))
+        .update('\0')
+        .update(values.join('\0'))
+        .update('\0')
+        .update(printed(args.document))
+        .update('\0')
+        .update(args.operationName ?? '')
+        .update('\0')
+        .update(JSON.stringify(args.variableValues ?? {}))
+        .digest('base64url');
+      const answer = kept.get(key);
+      if (answer) {
+        setResultAndStopExecution(answer);
+        return undefined;
+      }
+      return {
+        onExecuteDone({ result }) {
+          if (isAsyncIterable(result) || result.errors) return;
+          kept.set(key, result, JSON.stringify(result.data).length);
+        },
+      };
+    },
+  };
+}
