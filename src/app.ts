@@ -69,7 +69,7 @@ export function createApp(options: AppOptions): App {
     services,
     gate,
     yoga,
-    rest: createRestRouter(restRoutes),
+    rest: createRestRouter(restRoutes, (outcome) => metrics.keptAnswer('rest', outcome)),
     usage,
     maxBodyBytes: config.MAX_BODY_BYTES,
     isReady: () =>

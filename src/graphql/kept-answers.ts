@@ -21,6 +21,9 @@ export type DataFingerprint = (context: Context) => Promise<string>;
 
 const extensionName = 'hallowgateDataFingerprint';
 
+/** Keys of answers asked for once and not kept; forgotten all at once when this many. */
+const maxAskedOnce = 50_000;
+
 /** Field `extensions` that let the field's answers be kept under its data fingerprint. */
 export function answersKeptUnder(fingerprint: DataFingerprint) {
   return { [extensionName]: fingerprint };
@@ -55,10 +58,12 @@ function callerOf(principal: Principal | null): string {
 /**
  * Answers a query whose root fields all have data fingerprints from the answer an equal query got
  * under equal fingerprints, without executing it. The fingerprints are read before execution, so
- * an answer is never kept under a newer fingerprint than its data. Only error-free answers are kept.
+ * an answer is never kept under a newer fingerprint than its data. Only error-free answers are kept,
+ * from the second time they are asked for.
  */
-export function keepAnswers(schema: GraphQLSchema, budget: number): Plugin<Context> {
+export function keepAnswers(schema: GraphQLSchema, budget: number, onLookup: (outcome: 'hit' | 'miss') => void): Plugin<Context> {
   const kept = new KeptAnswers<ExecutionResult>(budget);
+  const askedOnce = new Set<string>();
   const printedDocuments = new WeakMap<DocumentNode, string>();
   const printed = (document: DocumentNode) => {
     let text = printedDocuments.get(document);
@@ -87,8 +92,16 @@ export function keepAnswers(schema: GraphQLSchema, budget: number): Plugin<Conte
         .update(JSON.stringify(args.variableValues ?? {}))
         .digest('base64url');
       const answer = kept.get(key);
+      onLookup(answer ? 'hit' : 'miss');
       if (answer) {
         setResultAndStopExecution(answer);
+        return undefined;
+      }
+      // Keep an answer the second time it is asked for: one-off queries (most first-time reads)
+      // then neither push kept answers out nor pay for measuring their own size.
+      if (!askedOnce.has(key)) {
+        if (askedOnce.size >= maxAskedOnce) askedOnce.clear();
+        askedOnce.add(key);
         return undefined;
       }
       return {

@@ -104,7 +104,7 @@ export interface RestRouter {
 const representationBudget = 32_000_000;
 
 /** Maps paths to route handlers and does the HTTP work common to every route. */
-export function createRestRouter(routes: RestRoute[]): RestRouter {
+export function createRestRouter(routes: RestRoute[], onLookup: (outcome: 'hit' | 'miss') => void): RestRouter {
   const compiled = routes.map(compile);
   const known = new KeptAnswers<Representation>(representationBudget);
 
@@ -137,6 +137,7 @@ export function createRestRouter(routes: RestRoute[]): RestRouter {
       const representationKey =
         method === 'GET' && route.validator ? representationKeyOf(await route.validator(restRequest), url) : undefined;
       const sent = representationKey ? known.get(representationKey) : undefined;
+      if (representationKey) onLookup(sent ? 'hit' : 'miss');
       if (sent) {
         sendRepresentation(request, response, route, sent);
         return true;

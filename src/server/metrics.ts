@@ -11,6 +11,8 @@ export interface Metrics {
   rateLimited(plan: string): void;
   subscriptionStarted(): void;
   subscriptionEnded(): void;
+  /** A read with a data fingerprint was answered from a kept answer (hit) or by running it (miss). */
+  keptAnswer(surface: 'graphql' | 'rest', outcome: 'hit' | 'miss'): void;
 }
 
 const maxOperationLabels = 200;
@@ -51,6 +53,12 @@ export function createMetrics(sources: { pendingDeliveries(): Promise<number> })
       this.set(await sources.pendingDeliveries().catch(() => Number.NaN));
     },
   });
+  const keptAnswers = new Counter({
+    name: 'hallowgate_kept_answers_total',
+    help: 'Reads with a data fingerprint, answered from a kept answer (hit) or by running the operation (miss).',
+    labelNames: ['surface', 'outcome'] as const,
+    registers: [registry],
+  });
   const operationLabels = new Set<string>();
 
   const bounded = (route: string) => {
@@ -71,5 +79,6 @@ export function createMetrics(sources: { pendingDeliveries(): Promise<number> })
     rateLimited: (plan) => rateLimitRejections.inc({ plan }),
     subscriptionStarted: () => subscriptions.inc(),
     subscriptionEnded: () => subscriptions.dec(),
+    keptAnswer: (surface, outcome) => keptAnswers.inc({ surface, outcome }),
   };
 }

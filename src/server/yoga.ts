@@ -13,8 +13,11 @@ export interface ServerContext {
   requestId: string;
 }
 
-/** Characters of GraphQL answers kept for queries with data fingerprints (about twice as many bytes). */
-const keptAnswerBudget = 32_000_000;
+/**
+ * JSON characters of GraphQL answers kept for queries with data fingerprints; kept as objects, they
+ * take a few times as many bytes.
+ */
+const keptAnswerBudget = 8_000_000;
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;
 
@@ -36,7 +39,7 @@ export function createGraphQLServer(services: AppServices, metrics: Metrics): Yo
     schema,
     graphqlEndpoint: '/graphql',
     context: ({ admission, requestId, request }) => createContext(services, admission.principal, requestId, lastEventIdOf(request)),
-    plugins: [resumableServerSentEvents(), countSubscriptions(metrics), keepAnswers(schema, keptAnswerBudget)],
+    plugins: [resumableServerSentEvents(), countSubscriptions(metrics), keepAnswers(schema, keptAnswerBudget, (outcome) => metrics.keptAnswer('graphql', outcome))],
     maskedErrors: { maskError: (error) => maskGraphQLError(error) },
     graphiql: {
       title: 'hallowgate',

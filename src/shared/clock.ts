@@ -4,4 +4,8 @@ export type Clock = () => Date;
 export const systemClock: Clock = () => new Date();
 
 /** A timestamp as JSON carries it (CONTRACT.md): ISO 8601 UTC with `Z`, and no `.000` on whole seconds. */
-export const isoTimestamp = (date: Date): string => date.toISOString().replace('.000Z', 'Z');
+export function isoTimestamp(date: Date): string {
+  const iso = date.toISOString();
+  // Every timestamp of every listed record passes here: a suffix check, not a search.
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+}

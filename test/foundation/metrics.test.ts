@@ -37,6 +37,22 @@ describe('/metrics', () => {
     expect(await sample('hallowgate_http_request_duration_seconds_count', { route: 'graphql:Haunts' })).toBe(1);
   });
 
+  it('counts reads answered from kept answers and reads that ran, per surface', async () => {
+    const call = apiClient(server.url, (await server.createKey()).key);
+    const counts = async () =>
+      Promise.all(
+        (['rest', 'graphql'] as const).flatMap((surface) => (['hit', 'miss'] as const).map((outcome) => sample('hallowgate_kept_answers_total', { surface, outcome }))),
+      );
+    const before = await counts();
+    for (let time = 0; time < 3; time++) {
+      expect((await call('GET', '/api/v1/categories?limit=3&fields=slug')).status).toBe(200);
+      expect((await call('POST', '/graphql', { query: '{ categories(first: 3) { edges { node { name } } } }' })).body.errors).toBeUndefined();
+    }
+    const after = await counts();
+    // REST keeps a GET's answer the first time; GraphQL from the second time a query is asked.
+    expect(after.map((count, index) => count - before[index]!)).toEqual([2, 1, 1, 2]);
+  });
+
   it('counts rate-limit rejections by plan', async () => {
     const { key } = await server.createKey({ plan: 'free' });
     const call = apiClient(server.url, key);
