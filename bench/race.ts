@@ -264,8 +264,7 @@ const peerNode = fileURLToPath(new URL('./postgraphile/node_modules/.bin/node', 
 
 async function race(databaseUrl: string) {
   if (!existsSync(peerNode)) throw new Error('PostGraphile is not installed: run `npm ci --prefix bench/postgraphile` first.');
-  // Both in production mode, as PostGraphile's GRAPHILE_ENV=production (graphql-js skips its dev checks).
-  const ours = await forkServer<Fixture>(import.meta.url, ['serve', databaseUrl], { execArgv: ['--import', 'tsx'], env: { ...process.env, NODE_ENV: 'production' } });
+  const ours = await forkServer<Fixture>(import.meta.url, ['serve', databaseUrl]);
   const peer = await forkServer<{ url: string }>(new URL('./postgraphile/server.mjs', import.meta.url).href, [], {
     execPath: peerNode,
     execArgv: [],

@@ -33,7 +33,12 @@ export function statusSummary(result: AutocannonResult): string {
  * with the child and the first message it sends (its fixture: URL, key, …). `options` can run
  * another script under another Node (the PostGraphile peer of bench/race.ts).
  */
-export function forkServer<Fixture>(script: string, args: string[], options: ForkOptions = { execArgv: ['--import', 'tsx'] }): Promise<{ child: ChildProcess; fixture: Fixture }> {
+export function forkServer<Fixture>(
+  script: string,
+  args: string[],
+  // Production mode, as deployed (README, NODE_ENV): graphql-js skips its development checks.
+  options: ForkOptions = { execArgv: ['--import', 'tsx'], env: { ...process.env, NODE_ENV: 'production' } },
+): Promise<{ child: ChildProcess; fixture: Fixture }> {
   const child = fork(fileURLToPath(script), args, options);
   return new Promise((resolve, reject) => {
     child.once('message', (fixture) => resolve({ child, fixture: fixture as Fixture }));

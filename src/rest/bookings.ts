@@ -27,8 +27,6 @@ function idempotencyKeyOf(request: RestRequest): string | null {
   return typeof header === 'string' ? header : null;
 }
 
-const bookingJson = (booking: object) => snakeCaseKeys(booking);
-
 const bookingsVersion = async (request: RestRequest) => (await runOperation(BookingsVersionDocument, {}, request.context)).bookingsVersion;
 
 export const bookingRoutes: RestRoute[] = [
@@ -43,7 +41,7 @@ export const bookingRoutes: RestRoute[] = [
       );
       return {
         status: 201,
-        body: bookingJson(createBooking.booking),
+        body: createBooking.booking,
         headers: {
           location: `/v1/bookings/${createBooking.booking.id}`,
           ...(createBooking.replayed ? { 'idempotent-replayed': 'true' } : {}),
@@ -68,7 +66,7 @@ export const bookingRoutes: RestRoute[] = [
         },
         request.context,
       );
-      return { ...listPage(request.url, bookings, bookingJson), lastModified: bookingsLastModified ? new Date(bookingsLastModified) : null };
+      return { ...listPage(request.url, bookings, (booking) => booking), lastModified: bookingsLastModified ? new Date(bookingsLastModified) : null };
     },
   },
   {
@@ -77,7 +75,7 @@ export const bookingRoutes: RestRoute[] = [
     validator: bookingsVersion,
     async handle(request) {
       const { booking } = await runOperation(GetBookingDocument, { id: request.params['id']! }, request.context);
-      return { status: 200, body: bookingJson(booking), lastModified: new Date(booking.updatedAt) };
+      return { status: 200, body: booking, lastModified: new Date(booking.updated_at) };
     },
   },
   {
@@ -89,7 +87,7 @@ export const bookingRoutes: RestRoute[] = [
         { id: request.params['id']!, input: bodyAsInput(request.body) },
         request.context,
       );
-      return { status: 200, body: bookingJson(updateBooking) };
+      return { status: 200, body: updateBooking };
     },
   },
   {
@@ -97,7 +95,7 @@ export const bookingRoutes: RestRoute[] = [
     path: '/v1/bookings/:id',
     async handle(request) {
       const { cancelBooking } = await runOperation(CancelBookingDocument, { id: request.params['id']! }, request.context);
-      return { status: 200, body: bookingJson(cancelBooking) };
+      return { status: 200, body: cancelBooking };
     },
   },
   {
