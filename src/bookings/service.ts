@@ -33,6 +33,8 @@ const accountLogPositionRead = {
  * Changes whenever any booking answer of the caller's account could change: every change appends to
  * the account's event log in its transaction, and the log commits in `seq` order within an account
  * (lockAccountLog), so the newest position stands for every change before it. One index step.
+ * Services, which booking answers embed, never change once seeded; a way to change them would have
+ * to move this fingerprint too.
  */
 export async function bookingsDataVersion(context: Context): Promise<string> {
   if (!context.principal) return 'anonymous';
