@@ -239,6 +239,20 @@ describe('conditional requests', () => {
     expect(changed.body.data.events.edges[0].node).toMatchObject({ id: firstId, venue: 'The GraphQL Venue' });
   });
 
+  it('never keeps an answer with errors, nor one of a query reaching fields without a fingerprint', async () => {
+    const missing = `{ event(id: "evt_missing") { id } }`;
+    const mixed = `{ viewer { accountId } categories(first: 2) { edges { node { slug } } } }`;
+    for (const query of [missing, mixed]) {
+      await call('POST', '/graphql', { query });
+      await call('POST', '/graphql', { query });
+      // A kept answer would cost the fingerprint alone; these still read the records.
+      statements = [];
+      await call('POST', '/graphql', { query });
+      expect(statements.some((sql) => /FROM "public"\."(events|categories)"/.test(sql))).toBe(true);
+    }
+    expect((await call('POST', '/graphql', { query: missing })).body.errors[0].extensions.code).toBe('not_found');
+  });
+
   it('changes the tag when a listed record changes', async () => {
     const path = `/api/v1/events?city=${city}&limit=5`;
     const before = await call('GET', path);
