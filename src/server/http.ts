@@ -54,9 +54,9 @@ const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** The GraphQL operation each /graphql response answered, for its metrics once it is sent. */
 const graphqlRoutes = new WeakMap<ServerResponse, string>();
 
-/** Copies a fetch Response (from Yoga) onto the Node response, streaming SSE bodies as they come. */
 const streamedContentType = /^\s*(text\/event-stream|multipart\/)/i;
 
+/** Copies a fetch Response (from Yoga) onto the Node response, streaming SSE bodies as they come. */
 async function writeFetchResponse(response: ServerResponse, fetchResponse: Response): Promise<void> {
   response.statusCode = fetchResponse.status;
   fetchResponse.headers.forEach((value, name) => response.setHeader(name, value));
