@@ -101,7 +101,7 @@ export interface RestRouter {
 }
 
 /** Characters of GET answers the router keeps for routes with a validator (about twice as many bytes). */
-const representationBudget = 32_000_000;
+const representationBudget = 16_000_000;
 
 /** Maps paths to route handlers and does the HTTP work common to every route. */
 export function createRestRouter(routes: RestRoute[], onLookup: (outcome: 'hit' | 'miss') => void): RestRouter {
