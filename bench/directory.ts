@@ -1,8 +1,9 @@
 /**
  * Directory throughput over HTTP: a page of 50 events of one seeded city with categories and images,
  * as REST (rendered, and answered from the kept answer), as the REST 304 a client with the ETag gets,
- * and as its GraphQL twin (executed, and answered from the kept answer); against in-memory PGlite and, when reachable, PostgreSQL. It also counts
- * the SQL statements on directory tables each request costs.
+ * and as its GraphQL twin (executed, and answered from the kept answer); against in-memory PGlite
+ * and, when reachable, PostgreSQL. It also counts the SQL statements on directory tables each
+ * request costs.
  *
  *   npx tsx bench/directory.ts
  *

@@ -174,18 +174,15 @@ const graphqlLoad = (url: string, query: string, variables: Json, headers: Recor
   body: JSON.stringify({ query, variables }),
 });
 
-const graphqlExecuteLoad = (url: string, query: string, variables: Json, headers: Record<string, string>) => ({
-  ...graphqlLoad(url, query, variables, headers),
-  requests: executeEveryTime(query, variables),
-});
-
 const restRenderLoad = (url: string, path: string, key: string) => ({ url, headers: { authorization: `Bearer ${key}` }, requests: renderEveryTime(path) });
 
 /** Our GraphQL contenders for one query: executing it on every request, and answering from the kept answer. */
-function ourGraphql(field: string, keptLoad: Json, executeLoad: Json, ids: () => Promise<unknown>): Contender[] {
+function ourGraphql(field: string, ours: Fixture, query: string, variables: Json, pick: (data: Json) => unknown): Contender[] {
+  const auth = { authorization: `Bearer ${ours.key}` };
+  const ids = async () => pick(await post(`${ours.url}/graphql`, query, variables, auth));
   return [
-    { name: `ours GraphQL ${field} (execute)`, peer: false, options: executeLoad, ids },
-    { name: `ours GraphQL ${field} (kept answer)`, peer: false, options: keptLoad, ids },
+    { name: `ours GraphQL ${field} (execute)`, peer: false, options: { ...graphqlLoad(ours.url, query, variables, auth), requests: executeEveryTime(query, variables) }, ids },
+    { name: `ours GraphQL ${field} (kept answer)`, peer: false, options: graphqlLoad(ours.url, query, variables, auth), ids },
   ];
 }
 
@@ -206,8 +203,7 @@ function raceCases(ours: Fixture, peerUrl: string): Case[] {
           options: graphqlLoad(peerUrl, peerEventsQuery, { cityKey: ours.cityKey, first: pageSize }),
           ids: async () => (await post(`${peerUrl}/graphql`, peerEventsQuery, { cityKey: ours.cityKey, first: pageSize }))['allEvents'].nodes.map(eventIds),
         },
-        ...ourGraphql('events', graphqlLoad(ours.url, ourEventsQuery, { city: ours.city, first: pageSize }, auth), graphqlExecuteLoad(ours.url, ourEventsQuery, { city: ours.city, first: pageSize }, auth),
-          async () => (await post(`${ours.url}/graphql`, ourEventsQuery, { city: ours.city, first: pageSize }, auth))['events'].edges.map((edge: Json) => eventIds(edge['node']))),
+        ...ourGraphql('events', ours, ourEventsQuery, { city: ours.city, first: pageSize }, (data) => data['events'].edges.map((edge: Json) => eventIds(edge['node']))),
         { name: 'ours REST (render)', peer: false, options: restRenderLoad(ours.url, eventsPath, ours.key), ids: async () => (await get(`${ours.url}${eventsPath}`, ours.key))['data'].map(eventIds) },
         { name: 'ours REST (kept answer)', peer: false, options: { url: `${ours.url}${eventsPath}`, headers: auth }, ids: async () => (await get(`${ours.url}${eventsPath}`, ours.key))['data'].map(eventIds) },
       ],
@@ -221,8 +217,7 @@ function raceCases(ours: Fixture, peerUrl: string): Case[] {
           options: graphqlLoad(peerUrl, peerEventQuery, { rowId: ours.eventId }),
           ids: async () => eventIds((await post(`${peerUrl}/graphql`, peerEventQuery, { rowId: ours.eventId }))['eventByRowId']),
         },
-        ...ourGraphql('event', graphqlLoad(ours.url, ourEventQuery, { id: ours.eventId }, auth), graphqlExecuteLoad(ours.url, ourEventQuery, { id: ours.eventId }, auth),
-          async () => eventIds((await post(`${ours.url}/graphql`, ourEventQuery, { id: ours.eventId }, auth))['event'])),
+        ...ourGraphql('event', ours, ourEventQuery, { id: ours.eventId }, (data) => eventIds(data['event'])),
         { name: 'ours REST (render)', peer: false, options: restRenderLoad(ours.url, eventPath, ours.key), ids: async () => eventIds(await get(`${ours.url}${eventPath}`, ours.key)) },
         { name: 'ours REST (kept answer)', peer: false, options: { url: `${ours.url}${eventPath}`, headers: auth }, ids: async () => eventIds(await get(`${ours.url}${eventPath}`, ours.key)) },
       ],
@@ -236,8 +231,7 @@ function raceCases(ours: Fixture, peerUrl: string): Case[] {
           options: graphqlLoad(peerUrl, peerBookingsQuery, peerRange),
           ids: async () => sortedBookingIds((await post(`${peerUrl}/graphql`, peerBookingsQuery, peerRange))['allBookings'].nodes),
         },
-        ...ourGraphql('bookings', graphqlLoad(ours.url, ourBookingsQuery, { ...bookingRange, first: 100 }, auth), graphqlExecuteLoad(ours.url, ourBookingsQuery, { ...bookingRange, first: 100 }, auth),
-          async () => sortedBookingIds((await post(`${ours.url}/graphql`, ourBookingsQuery, { ...bookingRange, first: 100 }, auth))['bookings'].edges.map((edge: Json) => edge['node']))),
+        ...ourGraphql('bookings', ours, ourBookingsQuery, { ...bookingRange, first: 100 }, (data) => sortedBookingIds(data['bookings'].edges.map((edge: Json) => edge['node']))),
         { name: 'ours REST (render)', peer: false, options: restRenderLoad(ours.url, bookingsPath, ours.key), ids: async () => sortedBookingIds((await get(`${ours.url}${bookingsPath}`, ours.key))['data']) },
         { name: 'ours REST (kept answer)', peer: false, options: { url: `${ours.url}${bookingsPath}`, headers: auth }, ids: async () => sortedBookingIds((await get(`${ours.url}${bookingsPath}`, ours.key))['data']) },
       ],
