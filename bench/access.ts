@@ -59,7 +59,7 @@ async function openBenchDatabase() {
   const config = loadConfig({ DATABASE_URL: process.env['DATABASE_URL'] ?? 'pglite:memory', SEED_ON_START: 'never', LOG_LEVEL: 'silent' });
   const database = await prepareDatabase(config, () => undefined);
   const account = await database.prisma.account.create({ data: { id: newId('account'), name: 'Bench' } });
-  const { key } = await createApiKey(database.prisma, { accountId: account.id, plan: 'enterprise', scopes: ['directory:read'] });
+  const { key } = await createApiKey(database.prisma, database.secrets, { accountId: account.id, plan: 'enterprise', scopes: ['directory:read'] });
   return { config, database, key };
 }
 
@@ -106,7 +106,7 @@ async function measureGate(label: string, redisUrl: string | undefined, key: str
 async function benchGate(redisUrl: string | undefined) {
   const { database, key } = await openBenchDatabase();
   const announcements = createAnnouncements({});
-  const services: AppServices = { prisma: database.prisma, readRows: database.readRows, logger: pino({ level: 'silent' }), clock: acceleratedClock(), bookingEventBus: announcements.bookingEvents, config: loadConfig({}) };
+  const services: AppServices = { prisma: database.prisma, readRows: database.readRows, logger: pino({ level: 'silent' }), clock: acceleratedClock(), bookingEventBus: announcements.bookingEvents, revokedCredentials: announcements.revokedCredentials, config: loadConfig({}), secrets: database.secrets };
   const rows = [
     await measureGate('anonymous (nothing to check)', undefined, null, services),
     await measureGate('key: auth + rate limit, memory', undefined, key, services),
@@ -122,7 +122,7 @@ async function benchGate(redisUrl: string | undefined) {
 /** Child process: a server over an in-memory database, reporting its URL and a key to the parent. */
 async function serve(redisUrl: string | undefined) {
   const { config, database, key } = await openBenchDatabase();
-  const app = createApp({ config: { ...config, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) }, database, clock: acceleratedClock() });
+  const app = createApp({ config: { ...config, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) }, database, secrets: database.secrets, clock: acceleratedClock() });
   const url = await app.listen(0, '127.0.0.1');
   process.send!({ url, key });
   process.on('message', () => process.send!(process.cpuUsage()));

@@ -25,6 +25,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
 import { applyMigrations } from '../src/db/migrator.js';
 import { newId } from '../src/shared/ids.js';
+import { createSecretBox, randomSecretsKey } from '../src/shared/secrets.js';
 
 interface AutocannonResult {
   requests: { average: number };
@@ -57,8 +58,9 @@ async function serve(analyticsEnabled: string) {
     data: categorySlugs.map((slug) => ({ id: newId('category'), slug, name: slug.replace('-', ' ') })),
   });
   const account = await prisma.account.create({ data: { id: newId('account'), name: 'Bench' } });
-  const { key } = await createApiKey(prisma, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['directory:read'] });
-  const app = createApp({ config, database });
+  const secrets = createSecretBox(randomSecretsKey());
+  const { key } = await createApiKey(prisma, secrets, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['directory:read'] });
+  const app = createApp({ config, database, secrets });
   const url = await app.listen(0, '127.0.0.1');
   process.send!({ url, key } satisfies Fixture);
   // The parent asks for the server's CPU time around each measured run.
@@ -117,7 +119,7 @@ async function measureRecordingWork(): Promise<{ nanosecondsPerRecord: number; f
     const account = await prisma.account.create({ data: { id: newId('account'), name: 'Bench' } });
     const keyIds: string[] = [];
     for (let index = 0; index < 50; index++) {
-      keyIds.push((await createApiKey(prisma, { accountId: account.id, plan: 'pro', scopes: ['directory:read'] })).record.id);
+      keyIds.push((await createApiKey(prisma, createSecretBox(randomSecretsKey()), { accountId: account.id, plan: 'pro', scopes: ['directory:read'] })).record.id);
     }
     const recorder = createUsageRecorder({ prisma, logger: pino({ level: 'silent' }), clock: () => new Date(), flushMs: 60_000 });
     const routes = Array.from({ length: 20 }, (_, index) => `GET /v1/route${index}`);

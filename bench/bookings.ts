@@ -17,6 +17,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
 import { applyMigrations } from '../src/db/migrator.js';
 import { newId } from '../src/shared/ids.js';
+import { createSecretBox, randomSecretsKey } from '../src/shared/secrets.js';
 import { autocannon, forkServer, reachable, renderEveryTime, statusSummary, withScratchDatabase, type AutocannonResult } from './support.js';
 
 const connections = 20;
@@ -45,8 +46,9 @@ async function serve(databaseUrl: string) {
     data: { id: newId('service'), name: 'Bench entry', attractionId: attraction.id, durationMinutes: 30, capacity: 1_000_000 },
   });
   const account = await prisma.account.create({ data: { id: newId('account'), name: 'Bench' } });
-  const { key } = await createApiKey(prisma, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['bookings:read', 'bookings:write'] });
-  const app = createApp({ config, database });
+  const secrets = createSecretBox(randomSecretsKey());
+  const { key } = await createApiKey(prisma, secrets, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['bookings:read', 'bookings:write'] });
+  const app = createApp({ config, database, secrets });
   const url = await app.listen(0, '127.0.0.1');
   process.send!({ url, key, serviceId: service.id } satisfies Fixture);
   // The parent asks for this process's CPU time around each measured run.

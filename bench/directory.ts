@@ -21,6 +21,7 @@ import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
 import { applyMigrations } from '../src/db/migrator.js';
 import { seedDatabase } from '../src/db/seed.js';
 import { newId } from '../src/shared/ids.js';
+import { createSecretBox, randomSecretsKey } from '../src/shared/secrets.js';
 import {
   answerCounters,
   autocannon,
@@ -63,8 +64,9 @@ async function serve(databaseUrl: string) {
   await seedDatabase(prisma, { log: () => undefined });
   const [busiest] = await prisma.event.groupBy({ by: ['city'], _count: { id: true }, orderBy: { _count: { id: 'desc' } }, take: 1 });
   const account = await prisma.account.create({ data: { id: newId('account'), name: 'Bench' } });
-  const { key } = await createApiKey(prisma, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['directory:read'] });
-  const app = createApp({ config, database });
+  const secrets = createSecretBox(randomSecretsKey());
+  const { key } = await createApiKey(prisma, secrets, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['directory:read'] });
+  const app = createApp({ config, database, secrets });
   const url = await app.listen(0, '127.0.0.1');
   process.send!({ url, key, city: busiest!.city } satisfies Fixture);
   // The parent asks for the running counts around each measured run.

@@ -20,6 +20,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
 import { applyMigrations } from '../src/db/migrator.js';
 import { newId } from '../src/shared/ids.js';
+import { createSecretBox, randomSecretsKey } from '../src/shared/secrets.js';
 import { forkServer, reachable, withScratchDatabase } from './support.js';
 
 const endpointCount = 50;
@@ -54,7 +55,8 @@ async function serve(databaseUrl: string, receiverUrl: string) {
     data: { id: newId('service'), name: 'Bench entry', attractionId: attraction.id, durationMinutes: 30, capacity: 1_000_000 },
   });
   const account = await prisma.account.create({ data: { id: newId('account'), name: 'Bench' } });
-  const { key } = await createApiKey(prisma, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['bookings:read', 'bookings:write'] });
+  const secrets = createSecretBox(randomSecretsKey());
+  const { key } = await createApiKey(prisma, secrets, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['bookings:read', 'bookings:write'] });
 
   // The queue as a burst of commits would leave it; the worker starts with the app. The endpoints
   // take only cancellations, so the bookings of the latency runs add no deliveries.
@@ -69,7 +71,7 @@ async function serve(databaseUrl: string, receiverUrl: string) {
       }),
     });
   }
-  const app = createApp({ config, database });
+  const app = createApp({ config, database, secrets });
   const url = await app.listen(0, '127.0.0.1');
   process.send!({ url, key, serviceId: service.id } satisfies Fixture);
   process.once('disconnect', () => void app.close().then(() => database.close()).then(() => process.exit(0)));

@@ -29,6 +29,7 @@ import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
 import { applyMigrations } from '../src/db/migrator.js';
 import { seedDatabase } from '../src/db/seed.js';
 import { newId } from '../src/shared/ids.js';
+import { createSecretBox, randomSecretsKey } from '../src/shared/secrets.js';
 import {
   answerCounters,
   autocannon,
@@ -70,7 +71,8 @@ async function serve(databaseUrl: string) {
   const [busiest] = await prisma.event.groupBy({ by: ['city', 'cityKey'], _count: { id: true }, orderBy: { _count: { id: 'desc' } }, take: 1 });
   const event = await prisma.event.findFirstOrThrow({ where: { cityKey: busiest!.cityKey }, orderBy: [{ startsAt: 'asc' }, { id: 'asc' }] });
   const account = await prisma.account.create({ data: { id: newId('account'), name: 'Bench' } });
-  const { key } = await createApiKey(prisma, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['directory:read', 'bookings:read'] });
+  const secrets = createSecretBox(randomSecretsKey());
+  const { key } = await createApiKey(prisma, secrets, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['directory:read', 'bookings:read'] });
   const service = await prisma.service.create({
     data: { id: newId('service'), name: 'Race entry', attractionId: event.attractionId, durationMinutes: 30, capacity: 100 },
   });
@@ -85,7 +87,7 @@ async function serve(databaseUrl: string) {
       customerEmail: `guest${hour}@example.com`,
     })),
   });
-  const app = createApp({ config, database });
+  const app = createApp({ config, database, secrets });
   const url = await app.listen(0, '127.0.0.1');
   process.send!({ url, key, city: busiest!.city, cityKey: busiest!.cityKey, eventId: event.id, accountId: account.id } satisfies Fixture);
   answerCounters(() => statements);

@@ -21,6 +21,7 @@ import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
 import { applyMigrations } from '../src/db/migrator.js';
 import { seedDatabase } from '../src/db/seed.js';
 import { newId } from '../src/shared/ids.js';
+import { createSecretBox, randomSecretsKey } from '../src/shared/secrets.js';
 import { autocannon, eventSelection, forkServer, statusSummary, withScratchDatabase } from './support.js';
 
 const seconds = Number(process.env['BENCH_SOAK_SECONDS'] ?? 600);
@@ -49,8 +50,9 @@ async function serve(databaseUrl: string) {
     data: { id: newId('service'), name: 'Soak entry', attractionId: attraction.id, durationMinutes: 30, capacity: 10_000_000 },
   });
   const account = await prisma.account.create({ data: { id: newId('account'), name: 'Soak' } });
-  const { key } = await createApiKey(prisma, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['bookings:read', 'bookings:write', 'directory:read'] });
-  const app = createApp({ config, database });
+  const secrets = createSecretBox(randomSecretsKey());
+  const { key } = await createApiKey(prisma, secrets, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['bookings:read', 'bookings:write', 'directory:read'] });
+  const app = createApp({ config, database, secrets });
   const url = await app.listen(0, '127.0.0.1');
   process.send!({ url, key, serviceId: service.id, pid: process.pid } satisfies Fixture);
   process.once('disconnect', () => void app.close().then(() => database.close()).then(() => process.exit(0)));

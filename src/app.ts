@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createAccessGate } from './access/gate.js';
+import { trackOpenConnections } from './access/revocation.js';
 import { evaluateAlertRules } from './analytics/alerts.js';
 import { createUsageRecorder } from './analytics/recorder.js';
 import type { Config } from './config.js';
@@ -12,6 +13,7 @@ import type { AppServices } from './graphql/context.js';
 import { restRoutes } from './rest/index.js';
 import { createRestRouter } from './rest/router.js';
 import { systemClock, type Clock } from './shared/clock.js';
+import type { SecretBox } from './shared/secrets.js';
 import { createRequestHandler } from './server/http.js';
 import { createMetrics } from './server/metrics.js';
 import { attachGraphQLWebSocket } from './server/websocket.js';
@@ -23,6 +25,8 @@ export interface AppOptions {
   config: Config;
   /** An open, migrated database. */
   database: Database;
+  /** Under the key that encrypted the database's secrets (prepareDatabase gives it). */
+  secrets: SecretBox;
   clock?: Clock;
   logger?: Logger;
 }
@@ -50,12 +54,15 @@ export function createApp(options: AppOptions): App {
     logger,
     clock: options.clock ?? systemClock,
     bookingEventBus: announcements.bookingEvents,
+    revokedCredentials: announcements.revokedCredentials,
     config,
+    secrets: options.secrets,
     usageAlerts: announcements.usageAlerts,
   };
   const metrics = createMetrics({ pendingDeliveries: () => database.prisma.webhookDelivery.count({ where: { status: 'pending' } }) });
   const gate = createAccessGate(services, { redisUrl: config.REDIS_URL, trustedProxies: config.TRUSTED_PROXIES, onRateLimited: metrics.rateLimited });
-  const yoga = createGraphQLServer(services, metrics);
+  const openConnections = trackOpenConnections({ revokedCredentials: announcements.revokedCredentials, clock: services.clock, logger });
+  const yoga = createGraphQLServer(services, metrics, openConnections);
   const usage = config.ANALYTICS_ENABLED
     ? createUsageRecorder({
         prisma: database.prisma,
@@ -89,9 +96,12 @@ export function createApp(options: AppOptions): App {
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    secrets: options.secrets,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    concurrencyPerAccount: config.WEBHOOK_CONCURRENCY_PER_ACCOUNT,
   });
   const server = createServer((request, response) => void handler(request, response));
-  const webSocket = attachGraphQLWebSocket(server, yoga, gate, usage);
+  const webSocket = attachGraphQLWebSocket(server, yoga, gate, openConnections, { maxPayloadBytes: config.MAX_BODY_BYTES, redisUrl: config.REDIS_URL, logger }, usage);
 
   return {
     server,
@@ -116,6 +126,7 @@ export function createApp(options: AppOptions): App {
       // After the last response, so every request is counted.
       await usage?.stop();
       await deliveryWorker.stop();
+      await openConnections.close();
       await announcements.close();
       await gate.close();
     },

@@ -1,13 +1,85 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createDemoAccount, ensureOperatorKey, type DemoAccount } from './access/provisioning.js';
-import type { Config } from './config.js';
-import { openDatabase, parseDatabaseUrl, whileLocked, type Database } from './db/connection.js';
+import { ConfigurationError, type Config } from './config.js';
+import { openDatabase, parseDatabaseUrl, whileLocked, type Database, type DatabaseConfig, type OpenOptions } from './db/connection.js';
 import { applyMigrations } from './db/migrator.js';
 import { isDatabaseEmpty, seedDatabase } from './db/seed.js';
+import type { PrismaClient } from './generated/prisma/client.js';
+import { createSecretBox, isSealed, randomSecretsKey, secretsKeyBytes, type SecretBox } from './shared/secrets.js';
 
 /** Where the embedded database keeps the demo credentials, so every start can show them again. */
 const demoFile = './.data/demo.json';
+/** Where the embedded database keeps the key its secrets are encrypted with, when SECRETS_KEY is not set. */
+const secretsKeyFile = './.data/secrets.key';
+
+/**
+ * The key that encrypts secrets at rest: SECRETS_KEY when set. PostgreSQL needs it (instances
+ * sharing a database must share the key); the embedded database makes one on first start and keeps
+ * it beside its data; an in-memory database lives no longer than the process, and neither does its key.
+ */
+export async function loadSecretsKey(config: Config, databaseConfig: DatabaseConfig): Promise<Buffer> {
+  if (config.SECRETS_KEY) return config.SECRETS_KEY;
+  if (databaseConfig.kind === 'postgres') {
+    throw new ConfigurationError('SECRETS_KEY is required with a PostgreSQL DATABASE_URL (32 random bytes in base64: openssl rand -base64 32)');
+  }
+  if (!databaseConfig.dataDir) return randomSecretsKey();
+  const saved = await readFile(secretsKeyFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (saved !== null) {
+    const key = Buffer.from(saved.trim(), 'base64');
+    if (key.length !== secretsKeyBytes) throw new ConfigurationError(`${secretsKeyFile} does not hold a ${secretsKeyBytes}-byte key in base64`);
+    return key;
+  }
+  const key = randomSecretsKey();
+  await mkdir(dirname(secretsKeyFile), { recursive: true });
+  await writeFile(secretsKeyFile, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+/**
+ * Encrypts the secrets rows written before they were stored encrypted, and checks that the key
+ * opens the ones already encrypted (a wrong SECRETS_KEY fails start-up, not every delivery).
+ * Repeating it changes nothing.
+ */
+async function encryptStoredSecrets(prisma: PrismaClient, secrets: SecretBox): Promise<void> {
+  const endpoints = await prisma.webhookEndpoint.findMany({ select: { id: true, secret: true, previousSecret: true } });
+  const keys = await prisma.apiKey.findMany({ where: { signingSecret: { not: null } }, select: { id: true, signingSecret: true } });
+  const sample = [...endpoints.map((endpoint) => endpoint.secret), ...keys.map((key) => key.signingSecret!)].find(isSealed);
+  if (sample !== undefined) {
+    try {
+      secrets.open(sample);
+    } catch {
+      throw new ConfigurationError('SECRETS_KEY does not decrypt the secrets stored in the database; it must be the key they were encrypted with');
+    }
+  }
+  // Each row changes only if it still holds what was read, so an instance of the previous version
+  // rotating a secret meanwhile is not overwritten (updated_at is left alone: nothing the client sees changed).
+  for (const { id, secret, previousSecret } of endpoints) {
+    if (!isSealed(secret)) await prisma.$executeRaw`UPDATE webhook_endpoints SET secret = ${secrets.seal(secret)} WHERE id = ${id} AND secret = ${secret}`;
+    if (previousSecret !== null && !isSealed(previousSecret)) {
+      await prisma.$executeRaw`UPDATE webhook_endpoints SET previous_secret = ${secrets.seal(previousSecret)} WHERE id = ${id} AND previous_secret = ${previousSecret}`;
+    }
+  }
+  for (const { id, signingSecret } of keys) {
+    if (!isSealed(signingSecret!)) await prisma.$executeRaw`UPDATE api_keys SET signing_secret = ${secrets.seal(signingSecret!)} WHERE id = ${id} AND signing_secret = ${signingSecret}`;
+  }
+}
+
+/** Opens a database that answers; embedded PGlite is migrated too, so that it works with no setup. */
+export async function openMigratedDatabase(databaseConfig: DatabaseConfig, options: OpenOptions): Promise<Database> {
+  const database = await openDatabase(databaseConfig, options);
+  try {
+    await database.ping();
+    if (databaseConfig.kind === 'pglite') await applyMigrations(database);
+    return database;
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    throw error;
+  }
+}
 
 function announceDemo(demo: Omit<DemoAccount, 'accountId'>, port: number, log: (line: string) => void) {
   log(`demo API key: ${demo.key}`);
@@ -16,20 +88,22 @@ function announceDemo(demo: Omit<DemoAccount, 'accountId'>, port: number, log: (
 
 /**
  * Opens the configured database and makes it ready to serve: embedded PGlite is migrated and,
- * when empty, seeded with the demo directory and a demo account; ADMIN_API_KEY is made to exist.
+ * when empty, seeded with the demo directory and a demo account; secrets stored in plain text are
+ * encrypted; ADMIN_API_KEY is made to exist. It comes with the box of the key its secrets are under.
  */
-export async function prepareDatabase(config: Config, log: (line: string) => void): Promise<Database> {
+export async function prepareDatabase(config: Config, log: (line: string) => void): Promise<Database & { secrets: SecretBox }> {
   const databaseConfig = parseDatabaseUrl(config.DATABASE_URL);
-  const database = await openDatabase(databaseConfig, { poolSize: config.DATABASE_POOL_SIZE });
+  // Opened first: a second process on the embedded database must stop at its lock, having written nothing.
+  const database = await openMigratedDatabase(databaseConfig, { poolSize: config.DATABASE_POOL_SIZE, role: 'hallowgate server' });
   try {
-    await database.ping();
-    if (databaseConfig.kind === 'pglite') await applyMigrations(database);
+    const secrets = createSecretBox(await loadSecretsKey(config, databaseConfig));
     await whileLocked(databaseConfig, 'hallowgate:bootstrap', async () => {
+      await encryptStoredSecrets(database.prisma, secrets);
       const shouldSeed =
         config.SEED_ON_START === 'always' || (config.SEED_ON_START === 'auto' && databaseConfig.kind === 'pglite');
       if (shouldSeed && (await isDatabaseEmpty(database.prisma))) {
         await seedDatabase(database.prisma, { log });
-        const demo = await createDemoAccount(database.prisma, [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`]);
+        const demo = await createDemoAccount(database.prisma, secrets, [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`]);
         if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
           await mkdir(dirname(demoFile), { recursive: true });
           await writeFile(demoFile, `${JSON.stringify({ key: demo.key, widgetToken: demo.widgetToken })}\n`, { mode: 0o600 });
@@ -45,7 +119,7 @@ export async function prepareDatabase(config: Config, log: (line: string) => voi
         log(`operator key ${keyId} is ready (ADMIN_API_KEY)`);
       }
     });
-    return database;
+    return Object.assign(database, { secrets });
   } catch (error) {
     await database.close().catch(() => undefined);
     throw error;

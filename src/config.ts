@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretsKeyBytes } from './shared/secrets.js';
 
 const booleanFlag = z
   .enum(['0', '1', 'true', 'false', ''])
@@ -30,9 +31,26 @@ const configSchema = z.object({
     .regex(/^\d+(ms|s|m|h)(,\d+(ms|s|m|h))*$/, 'must look like 5s,5m,30m,2h')
     .default('5s,5m,30m,2h,5h,10h,10h'),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** Webhook attempts one instance runs at once. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  /** Webhook attempts one account may have under way at once, over all instances. */
+  WEBHOOK_CONCURRENCY_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(4),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** An endpoint failing without a success for this long is disabled. */
   WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(1000).default(5 * 24 * 3_600_000),
+  /** Encrypts webhook and request-signing secrets at rest: 32 random bytes in base64 (`openssl rand -base64 32`). */
+  SECRETS_KEY: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      if (text === undefined || text === '') return undefined;
+      const key = Buffer.from(text, 'base64');
+      if (key.length !== secretsKeyBytes || key.toString('base64') !== text.trim()) {
+        context.addIssue({ code: 'custom', message: `must be ${secretsKeyBytes} random bytes in base64 (openssl rand -base64 32)` });
+        return z.NEVER;
+      }
+      return key;
+    }),
   /** Largest accepted request body in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_000_000),
   /** Record per-key usage (on unless set to 0 or false; the bench turns it off to measure its cost). */

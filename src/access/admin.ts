@@ -3,6 +3,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { Plan } from '../generated/prisma/enums.js';
 import { AppError, notFound, validationFailed, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
+import type { SecretBox } from '../shared/secrets.js';
 import { normalizeOrigin } from './cors.js';
 import { forgetCredential } from './credential-cache.js';
 import { createApiKey, hashSecret, newApiKeyCredentials, newSigningSecret } from './keys.js';
@@ -83,10 +84,10 @@ export function createAccount(prisma: PrismaClient, input: unknown) {
 }
 
 /** Issues a key; the returned `key` (and `signingSecret`) are the only copies ever shown. */
-export async function issueApiKey(prisma: PrismaClient, input: unknown) {
+export async function issueApiKey(prisma: PrismaClient, secrets: SecretBox, input: unknown) {
   const parsed = parseInput(newApiKeyInput, input);
   await requireAccount(prisma, parsed.accountId);
-  return createApiKey(prisma, parsed);
+  return createApiKey(prisma, secrets, parsed);
 }
 
 async function findApiKey(prisma: PrismaClient, id: string) {
@@ -95,7 +96,7 @@ async function findApiKey(prisma: PrismaClient, id: string) {
   return record;
 }
 
-/** Revokes a key at once in this process (other processes within the credential cache's few seconds). Repeating it changes nothing. */
+/** Revokes a key at once in this process; the caller announces it to the others (`revokedCredentials`). Repeating it changes nothing. */
 export async function revokeApiKey(prisma: PrismaClient, id: string, now: Date) {
   const record = await findApiKey(prisma, id);
   const revoked = record.revokedAt ? record : await prisma.apiKey.update({ where: { id }, data: { revokedAt: now } });
@@ -103,15 +104,15 @@ export async function revokeApiKey(prisma: PrismaClient, id: string, now: Date) 
   return revoked;
 }
 
-/** Replaces the secret (and the signing secret, where there is one); the old ones stop working. */
-export async function rotateApiKey(prisma: PrismaClient, id: string) {
+/** Replaces the secret (and the signing secret, where there is one); the old ones stop working, here at once, elsewhere once the caller announces it. */
+export async function rotateApiKey(prisma: PrismaClient, secrets: SecretBox, id: string) {
   const existing = await findApiKey(prisma, id);
   if (existing.revokedAt) throw new AppError('key_revoked', `The API key "${id}" is revoked and cannot be rotated.`);
   const credentials = newApiKeyCredentials(id);
   const signingSecret = existing.signingSecret ? newSigningSecret() : null;
   const record = await prisma.apiKey.update({
     where: { id },
-    data: { secretHash: hashSecret(credentials.secret), signingSecret },
+    data: { secretHash: hashSecret(credentials.secret), signingSecret: signingSecret && secrets.seal(signingSecret) },
   });
   forgetCredential(id);
   return { record, key: credentials.key, signingSecret };
@@ -120,7 +121,7 @@ export async function rotateApiKey(prisma: PrismaClient, id: string) {
 export async function createWidgetToken(prisma: PrismaClient, input: unknown) {
   const parsed = parseInput(newWidgetTokenInput, input);
   await requireAccount(prisma, parsed.accountId);
-  return prisma.widgetToken.create({
+  const token = await prisma.widgetToken.create({
     data: {
       id: newId('widgetToken'),
       accountId: parsed.accountId,
@@ -129,6 +130,9 @@ export async function createWidgetToken(prisma: PrismaClient, input: unknown) {
       rateLimitPerMinute: parsed.rateLimitPerMinute,
     },
   });
+  // This process may remember the id as unknown from before it existed.
+  forgetCredential(token.id);
+  return token;
 }
 
 export async function revokeWidgetToken(prisma: PrismaClient, id: string, now: Date) {

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
+import type { SecretBox } from '../shared/secrets.js';
 import { cachedCredential } from './credential-cache.js';
 import { parseApiKey, principalForKey, unauthenticated, verifyApiKey } from './keys.js';
 import { parseRanges, type AddressRange } from './network.js';
@@ -17,29 +18,42 @@ export interface Credential {
   signing: SigningKey | null;
 }
 
-function loadApiKey(prisma: PrismaClient, keyId: string) {
+/** Runs before a credential is read from the database (not when it is cached); throws to refuse the read. */
+export type BeforeLookup = (id: string) => Promise<void>;
+
+function loadApiKey(prisma: PrismaClient, keyId: string, beforeLookup: BeforeLookup) {
   return cachedCredential(keyId, async () => {
+    await beforeLookup(keyId);
     const record = await prisma.apiKey.findUnique({ where: { id: keyId } });
     return record && { record, ipAllowlist: parseRanges(record.ipAllowlist) };
   });
 }
 
-function loadWidgetToken(prisma: PrismaClient, tokenId: string) {
-  return cachedCredential(tokenId, () => prisma.widgetToken.findUnique({ where: { id: tokenId } }));
+function loadWidgetToken(prisma: PrismaClient, tokenId: string, beforeLookup: BeforeLookup) {
+  return cachedCredential(tokenId, async () => {
+    await beforeLookup(tokenId);
+    return prisma.widgetToken.findUnique({ where: { id: tokenId } });
+  });
 }
 
 /**
  * Resolves an Authorization header to the calling credential. No header gives null (the caller
  * decides whether anonymous access is allowed); anything malformed, unknown, revoked or expired is 401.
  */
-export async function authenticate(prisma: PrismaClient, authorization: string | undefined, now: Date): Promise<Credential | null> {
+export async function authenticate(
+  prisma: PrismaClient,
+  secrets: SecretBox,
+  authorization: string | undefined,
+  now: Date,
+  beforeLookup: BeforeLookup = async () => undefined,
+): Promise<Credential | null> {
   if (authorization === undefined || authorization === '') return null;
   const match = /^Bearer ([^\s]+)$/i.exec(authorization.trim());
   if (!match) throw unauthenticated('Authorization must be "Bearer <KEY_ID>.<SECRET>".');
   const presented = match[1]!;
 
   if (widgetTokenPattern.test(presented)) {
-    const token = await loadWidgetToken(prisma, presented);
+    const token = await loadWidgetToken(prisma, presented, beforeLookup);
     if (!token || token.revokedAt) throw unauthenticated('The widget token is not valid.');
     return {
       principal: { kind: 'widget_token', tokenId: token.id, accountId: token.accountId, rateLimitPerMinute: token.rateLimitPerMinute },
@@ -51,12 +65,12 @@ export async function authenticate(prisma: PrismaClient, authorization: string |
 
   const parsed = parseApiKey(presented);
   if (!parsed) throw unauthenticated('The API key is malformed; expected <KEY_ID>.<SECRET>.');
-  const loaded = await loadApiKey(prisma, parsed.keyId);
+  const loaded = await loadApiKey(prisma, parsed.keyId, beforeLookup);
   const record = verifyApiKey(loaded?.record ?? null, parsed.secret, now);
   return {
     principal: principalForKey(record),
     allowedOrigins: record.allowedOrigins,
     ipAllowlist: loaded!.ipAllowlist,
-    signing: { id: record.id, signingSecret: record.signingSecret, requireSignature: record.requireSignature },
+    signing: { id: record.id, signingSecret: record.signingSecret && secrets.open(record.signingSecret), requireSignature: record.requireSignature },
   };
 }

@@ -4,9 +4,17 @@ import type { AppServices } from '../graphql/context.js';
 import { AppError } from '../shared/errors.js';
 import { authenticate, type Credential } from './authenticate.js';
 import { corsGrantHeaders, preflightHeaders, requestOriginOf, type RequestOrigin } from './cors.js';
+import { wasRecentlyFound } from './credential-cache.js';
 import { createClientAddressResolver, isInRanges, parseRange, type AddressRange } from './network.js';
 import type { Principal } from './principal.js';
-import { createRateLimiter, limitFor, rateLimitHeaders, type RateLimitStatus } from './rate-limit.js';
+import {
+  createRateLimiter,
+  failedAuthenticationsPerMinute,
+  limitFor,
+  perClientLimitFor,
+  rateLimitHeaders,
+  type RateLimitStatus,
+} from './rate-limit.js';
 import { checkSignature, createMemoryReplayGuard, createRedisReplayGuard } from './signature-check.js';
 
 /** The parts of an HTTP request that access rules look at. */
@@ -21,6 +29,8 @@ export interface GateRequest {
 
 export interface Admission {
   principal: Principal | null;
+  /** The calling client's address (through TRUSTED_PROXIES), which some limits are counted per. */
+  clientAddress: string;
   /** Headers every response to this request carries (rate-limit status, CORS). */
   headers: Record<string, string>;
 }
@@ -29,11 +39,12 @@ export interface AccessGate {
   /**
    * Decides whether a request may proceed, in this order: credential (401), origin (403
    * origin_not_allowed), client address (403 ip_not_allowed), signature (401), rate limit (429).
+   * A client address with too many failed authentications this minute gets 429 instead of a credential lookup.
    * Throws AppError when not; the error carries the headers its response needs.
    */
   admit(request: GateRequest): Promise<Admission>;
-  /** Counts one more operation of an already admitted principal (a WebSocket subscribe); throws 429 when over. */
-  meter(principal: Principal): Promise<void>;
+  /** Counts one more operation of an already admitted caller (a WebSocket subscribe); throws 429 when over. */
+  meter(admission: Admission): Promise<void>;
   /** Response headers for a CORS preflight; null when the request is not one. */
   preflight(headers: GateRequest['headers']): Record<string, string> | null;
   close(): Promise<void>;
@@ -82,10 +93,13 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
   const rateLimiter = createRateLimiter(redis);
   const replayGuard = redis ? createRedisReplayGuard(redis) : createMemoryReplayGuard();
 
-  async function rateLimitStatus(principal: Principal, now: Date): Promise<RateLimitStatus> {
+  async function rateLimitStatus(principal: Principal, address: string, now: Date): Promise<RateLimitStatus> {
     const { limit, bypassed } = limitFor(principal, now);
     if (bypassed) return rateLimiter.bypassedStatus(limit, now);
+    const perClientLimit = perClientLimitFor(principal);
     try {
+      // The client's share first, so a client over it spends nothing of the budget it shares with others.
+      if (perClientLimit !== null) await rateLimiter.take(`${subjectOf(principal)}@${address}`, perClientLimit, now);
       return await rateLimiter.take(subjectOf(principal), limit, now);
     } catch (error) {
       if (error instanceof AppError && error.code === 'rate_limited') options.onRateLimited?.(principal.kind === 'api_key' ? principal.plan : 'widget_token');
@@ -107,11 +121,29 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
     return listed ? corsGrantHeaders(crossOrigin) : {};
   }
 
-  async function admitCredential(request: GateRequest, origin: RequestOrigin, credential: Credential, now: Date): Promise<Admission> {
+  /**
+   * Failed authentications count per client address. Past the limit, a credential that would need a
+   * database lookup is refused before it, unless it is one this process found lately (so a flood of
+   * made-up credentials costs no database work, and good keys from the same address still work).
+   */
+  async function authenticateFrom(address: string, authorization: string | undefined, now: Date): Promise<Credential | null> {
+    const failures = `failed-authentications@${address}`;
+    try {
+      return await authenticate(services.prisma, services.secrets, authorization, now, async (id) => {
+        if (wasRecentlyFound(id)) return;
+        const refusal = await rateLimiter.refusal(failures, failedAuthenticationsPerMinute, now);
+        if (refusal) throw refusal;
+      });
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'unauthenticated') await rateLimiter.take(failures, failedAuthenticationsPerMinute, now);
+      throw error;
+    }
+  }
+
+  async function admitCredential(request: GateRequest, origin: RequestOrigin, credential: Credential, address: string, now: Date): Promise<Admission> {
     const cors = corsFor(origin, credential);
     try {
       if (credential.ipAllowlist.length > 0) {
-        const address = clientAddress(request.remoteAddress, header(request, 'x-forwarded-for'));
         if (!isInRanges(address, credential.ipAllowlist)) {
           throw new AppError('ip_not_allowed', `Requests from ${address} are not allowed for this key.`);
         }
@@ -119,8 +151,8 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
       if (credential.signing) {
         await checkSignature(credential.signing, { ...request, header: (name) => header(request, name) }, now, replayGuard);
       }
-      const status = await rateLimitStatus(credential.principal, now);
-      return { principal: credential.principal, headers: { ...rateLimitHeaders(status), ...cors } };
+      const status = await rateLimitStatus(credential.principal, address, now);
+      return { principal: credential.principal, clientAddress: address, headers: { ...rateLimitHeaders(status), ...cors } };
     } catch (error) {
       throw withHeaders(error, cors);
     }
@@ -132,17 +164,18 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
       // Anonymous answers and refusals of unknown credentials hold nothing private, so any page may read them.
       const origin = requestOriginOf(request.headers);
       const publicCors = origin.crossOrigin ? corsGrantHeaders(origin.crossOrigin) : {};
+      const address = clientAddress(request.remoteAddress, header(request, 'x-forwarded-for'));
       let credential: Credential | null;
       try {
-        credential = await authenticate(services.prisma, header(request, 'authorization'), now);
+        credential = await authenticateFrom(address, header(request, 'authorization'), now);
       } catch (error) {
         throw withHeaders(error, publicCors);
       }
-      if (!credential) return { principal: null, headers: publicCors };
-      return admitCredential(request, origin, credential, now);
+      if (!credential) return { principal: null, clientAddress: address, headers: publicCors };
+      return admitCredential(request, origin, credential, address, now);
     },
-    async meter(principal) {
-      await rateLimitStatus(principal, services.clock());
+    async meter({ principal, clientAddress: address }) {
+      if (principal) await rateLimitStatus(principal, address, services.clock());
     },
     preflight: preflightHeaders,
     async close() {

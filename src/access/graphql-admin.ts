@@ -1,5 +1,6 @@
 import type { ApiKey } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
+import type { Context } from '../graphql/context.js';
 import { createAccount, createWidgetToken, issueApiKey, revokeApiKey, revokeWidgetToken, rotateApiKey } from './admin.js';
 import { ApiKeyNode, PlanEnum } from './graphql-types.js';
 
@@ -10,6 +11,12 @@ const adminOnly = { scope: 'admin' } as const;
 /** GraphQL gives absent optional fields as null; the domain rules treat them as not given. */
 function givenFields(input: object): Record<string, unknown> {
   return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined));
+}
+
+/** Every instance ends the credential's open connections (graphql-ws, SSE) and forgets its cached record. */
+function announceRevoked<Credential extends { id: string }>(context: Context, credential: Credential): Credential {
+  context.services.revokedCredentials.publish(credential.id);
+  return credential;
 }
 
 const CreateAccountInput = builder.inputType('CreateAccountInput', {
@@ -92,21 +99,25 @@ builder.mutationFields((t) => ({
     type: IssuedApiKey,
     authScopes: adminOnly,
     args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
-    resolve: (_root, args, context) => issueApiKey(context.prisma, givenFields(args.input)),
+    resolve: (_root, args, context) => issueApiKey(context.prisma, context.services.secrets, givenFields(args.input)),
   }),
   revokeApiKey: t.prismaField({
     type: 'ApiKey',
     authScopes: adminOnly,
     description: 'Revokes a key; repeating it changes nothing.',
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_query, _root, args, context) => revokeApiKey(context.prisma, args.id, context.services.clock()),
+    resolve: async (_query, _root, args, context) => announceRevoked(context, await revokeApiKey(context.prisma, args.id, context.services.clock())),
   }),
   rotateApiKey: t.field({
     type: IssuedApiKey,
     authScopes: adminOnly,
     description: 'Gives the key a new secret (and signing secret); the old ones stop working.',
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, context) => rotateApiKey(context.prisma, args.id),
+    resolve: async (_root, args, context) => {
+      const rotated = await rotateApiKey(context.prisma, context.services.secrets, args.id);
+      announceRevoked(context, rotated.record);
+      return rotated;
+    },
   }),
   createWidgetToken: t.prismaField({
     type: 'WidgetToken',
@@ -118,6 +129,6 @@ builder.mutationFields((t) => ({
     type: 'WidgetToken',
     authScopes: adminOnly,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_query, _root, args, context) => revokeWidgetToken(context.prisma, args.id, context.services.clock()),
+    resolve: async (_query, _root, args, context) => announceRevoked(context, await revokeWidgetToken(context.prisma, args.id, context.services.clock())),
   }),
 }));

@@ -1,6 +1,6 @@
-import { builder } from '../graphql/builder.js';
+import { builder, refusalFor } from '../graphql/builder.js';
 import { Plan } from '../generated/prisma/enums.js';
-import { grantedScopes, hasScope, type Principal } from './principal.js';
+import { grantedScopes, hasScope, isApiKey, type Principal } from './principal.js';
 
 export const PlanEnum = builder.enumType('Plan', { values: Object.values(Plan) });
 
@@ -15,11 +15,13 @@ builder.prismaObject('Account', {
 export const ApiKeyNode = builder.prismaNode('ApiKey', {
   id: { field: 'id' },
   authScopes: { authenticated: true },
-  // Keys are visible within their own account; operators see every key.
-  findUnique: (id, context) => ({
-    id,
-    ...(hasScope(context.principal, 'admin') ? {} : { accountId: context.principal?.accountId ?? '' }),
-  }),
+  nullable: true,
+  // A key sees only itself (its settings are its own business, even within the account); operators see
+  // every key. A widget token may not read keys at all, so node(id:) refuses it before any lookup.
+  findUnique: (id, context) => {
+    if (!isApiKey(context.principal)) throw refusalFor(context.principal, []);
+    return { id, ...(hasScope(context.principal, 'admin') ? {} : { AND: { id: context.principal.keyId } }) };
+  },
   fields: (t) => ({
     accountId: t.exposeID('accountId'),
     name: t.exposeString('name', { nullable: true }),

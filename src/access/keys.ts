@@ -2,6 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ApiKey, Plan, PrismaClient } from '../generated/prisma/client.js';
 import { AppError } from '../shared/errors.js';
 import { newId, randomToken } from '../shared/ids.js';
+import type { SecretBox } from '../shared/secrets.js';
+import { forgetCredential } from './credential-cache.js';
 import { isScope, type Principal, type Scope } from './principal.js';
 
 const keyPattern = /^(key_[A-Za-z0-9]{6,40})\.([A-Za-z0-9_]{16,128})$/;
@@ -38,8 +40,8 @@ export function newSigningSecret(): string {
   return `hs_${randomToken(32)}`;
 }
 
-/** Creates a key and returns the only copy of its secret. */
-export async function createApiKey(prisma: PrismaClient, input: NewApiKey, credentials = newApiKeyCredentials()) {
+/** Creates a key and returns the only copy of its secret (and of its signing secret, which is stored encrypted). */
+export async function createApiKey(prisma: PrismaClient, secrets: SecretBox, input: NewApiKey, credentials = newApiKeyCredentials()) {
   // Enterprise keys may sign; keys that must sign need the secret whatever their plan.
   const signingSecret = input.requireSignature || input.plan === 'enterprise' ? newSigningSecret() : null;
   const record = await prisma.apiKey.create({
@@ -54,10 +56,12 @@ export async function createApiKey(prisma: PrismaClient, input: NewApiKey, crede
       ipAllowlist: input.ipAllowlist ?? [],
       promo: input.promo ?? false,
       requireSignature: input.requireSignature ?? false,
-      signingSecret,
+      signingSecret: signingSecret && secrets.seal(signingSecret),
       expiresAt: input.expiresAt ?? null,
     },
   });
+  // This process may remember the id as unknown from before it existed.
+  forgetCredential(record.id);
   return { record, key: credentials.key, signingSecret };
 }
 
@@ -73,6 +77,7 @@ export function principalForKey(record: ApiKey): Principal {
     scopes: record.scopes.filter(isScope),
     plan: record.plan,
     promo: record.promo,
+    expiresAt: record.expiresAt,
   };
 }
 

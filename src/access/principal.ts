@@ -1,4 +1,5 @@
 import type { Plan } from '../generated/prisma/client.js';
+import { AppError } from '../shared/errors.js';
 
 export const scopes = [
   'bookings:read',
@@ -24,6 +25,8 @@ export type Principal =
       scopes: readonly Scope[];
       plan: Plan;
       promo: boolean;
+      /** When the key stops working; its open connections end then too. */
+      expiresAt: Date | null;
     }
   | {
       kind: 'widget_token';
@@ -38,9 +41,25 @@ export function grantedScopes(principal: Principal): readonly Scope[] {
   return principal.kind === 'api_key' ? principal.scopes : widgetScopes;
 }
 
+/** Widget tokens are public, so they never act as an API key: they read the directory and nothing else. */
+export function isApiKey(principal: Principal | null): principal is Extract<Principal, { kind: 'api_key' }> {
+  return principal?.kind === 'api_key';
+}
+
 /** The `admin` scope implies every other scope. */
 export function hasScope(principal: Principal | null, scope: Scope): boolean {
   if (!principal) return false;
   const granted = grantedScopes(principal);
   return granted.includes('admin') || granted.includes(scope);
+}
+
+/**
+ * 403 for a caller that lacks `missing` (any one of them would do), naming them in the message and,
+ * for REST, in WWW-Authenticate (RFC 6750). No scope named: the caller is a widget token and the
+ * request needs an API key.
+ */
+export function insufficientScope(missing: readonly Scope[]): AppError {
+  const message = missing.length > 0 ? `This needs the ${missing.join(' or ')} scope.` : 'This needs an API key; widget tokens read only the directory.';
+  const challenge = missing.length > 0 ? `Bearer error="insufficient_scope", scope="${missing.join(' ')}"` : 'Bearer error="insufficient_scope"';
+  return new AppError('insufficient_scope', message, { headers: { 'www-authenticate': challenge } });
 }

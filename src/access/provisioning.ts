@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { newId } from '../shared/ids.js';
+import type { SecretBox } from '../shared/secrets.js';
 import { createWidgetToken } from './admin.js';
 import { createApiKey, hashSecret, parseApiKey } from './keys.js';
 import { scopes } from './principal.js';
@@ -35,9 +36,9 @@ export interface DemoAccount {
  * A demo account for trying the product after first start: a key holding every scope but admin,
  * and a widget token for pages served from `widgetOrigins` (the demo page works with it at once).
  */
-export async function createDemoAccount(prisma: PrismaClient, widgetOrigins: string[]): Promise<DemoAccount> {
+export async function createDemoAccount(prisma: PrismaClient, secrets: SecretBox, widgetOrigins: string[]): Promise<DemoAccount> {
   const account = await prisma.account.create({ data: { id: newId('account'), name: 'Demo Haunts Inc.' } });
-  const { key } = await createApiKey(prisma, {
+  const { key } = await createApiKey(prisma, secrets, {
     accountId: account.id,
     plan: 'pro',
     name: 'demo',

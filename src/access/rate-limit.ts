@@ -22,6 +22,14 @@ export function limitFor(principal: Principal, now: Date): { limit: number; bypa
   return { limit: planLimits[principal.plan], bypassed: principal.promo && promoBypassActive(now) };
 }
 
+/** The part of a widget token's budget one client address may spend, so no one client can spend it all. */
+export function perClientLimitFor(principal: Principal): number | null {
+  return principal.kind === 'widget_token' ? Math.max(1, Math.ceil(principal.rateLimitPerMinute / 10)) : null;
+}
+
+/** Failed authentications a client address may make per minute before it is refused without a lookup. */
+export const failedAuthenticationsPerMinute = 30;
+
 const windowMs = 60_000;
 
 export interface RateLimitStatus {
@@ -50,6 +58,17 @@ export interface RateLimiter {
   bypassedStatus(limit: number, now: Date): RateLimitStatus;
   /** Counts one request of `subject` against `limit` in the current window; throws 429 (with the status headers) when over. */
   take(subject: string, limit: number, now: Date): Promise<RateLimitStatus>;
+  /** The 429 `take` would throw when `subject` has already used all of `limit` in the current window, counting nothing; else null. */
+  refusal(subject: string, limit: number, now: Date): Promise<AppError | null>;
+}
+
+function overLimit(limit: number, now: Date): AppError {
+  const window = windowOf(now);
+  const resetAt = window.endMs / 1000;
+  const retryAfter = Math.max(1, Math.ceil((window.endMs - now.getTime()) / 1000));
+  return new AppError('rate_limited', `Over the limit of ${limit} requests per minute; retry in ${retryAfter} s.`, {
+    headers: { ...rateLimitHeaders({ limit, remaining: 0, resetAt }), 'retry-after': String(retryAfter) },
+  });
 }
 
 /**
@@ -77,17 +96,17 @@ export function createRateLimiter(redis: Redis | undefined): RateLimiter {
     },
     async take(subject, limit, now) {
       const window = windowOf(now);
-      const resetAt = window.endMs / 1000;
       try {
         const result = await limiterFor(limit).consume(`${subject}:${window.index}`);
-        return { limit, remaining: result.remainingPoints, resetAt };
+        return { limit, remaining: result.remainingPoints, resetAt: window.endMs / 1000 };
       } catch (error) {
         if (!(error instanceof RateLimiterRes)) throw error;
-        const retryAfter = Math.max(1, Math.ceil((window.endMs - now.getTime()) / 1000));
-        throw new AppError('rate_limited', `Over the limit of ${limit} requests per minute; retry in ${retryAfter} s.`, {
-          headers: { ...rateLimitHeaders({ limit, remaining: 0, resetAt }), 'retry-after': String(retryAfter) },
-        });
+        throw overLimit(limit, now);
       }
+    },
+    async refusal(subject, limit, now) {
+      const used = await limiterFor(limit).get(`${subject}:${windowOf(now).index}`);
+      return used && used.consumedPoints >= limit ? overLimit(limit, now) : null;
     },
   };
 }

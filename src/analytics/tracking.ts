@@ -1,5 +1,7 @@
-import { performance } from 'node:perf_hooks';
 import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { getOperationAST, type DocumentNode } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import type { UsageRecorder } from './recorder.js';
 
 /** Records an API key's request when its response has been sent. `routeOf` is read then, once the route is known. */
@@ -21,27 +23,28 @@ export function trackResponse(
   });
 }
 
-const namedOperation = /^\s*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/;
+/** Longest operation name that becomes its own route; labels and usage rows stay small whatever clients send. */
+const maxOperationNameLength = 64;
+const graphqlName = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
-interface GraphQLParams {
-  operationName?: unknown;
-  query?: unknown;
+/** Route of every GraphQL request that ran no named operation (refused, anonymous, or named over the length). */
+export const otherGraphQLRoute = 'graphql:other';
+
+/** `graphql:<name>` for the name of an operation that was executed; `graphql:other` for anything else. */
+export function graphqlRouteOf(operationName: string | null | undefined): string {
+  return operationName && operationName.length <= maxOperationNameLength && graphqlName.test(operationName) ? `graphql:${operationName}` : otherGraphQLRoute;
 }
 
-/** `graphql:<operationName>`: the name the client sent, else the document's own, else `anonymous`. */
-export function graphqlRouteOf(params: GraphQLParams | null | undefined): string {
-  const sentName = typeof params?.operationName === 'string' && params.operationName ? params.operationName : undefined;
-  const documentName = typeof params?.query === 'string' ? namedOperation.exec(params.query)?.[1] : undefined;
-  return `graphql:${sentName ?? documentName ?? 'anonymous'}`;
+/** What the HTTP layer lends an operation's context, to learn which operation ran. */
+export interface OperationRouteListener {
+  operationRan?(route: string): void;
 }
 
-/** The GraphQL params of an HTTP request: the query string for GET, the JSON body otherwise (batches count as anonymous). */
-export function graphqlParamsOf(url: URL, body: Buffer): GraphQLParams | undefined {
-  if (body.length === 0) return { operationName: url.searchParams.get('operationName'), query: url.searchParams.get('query') };
-  try {
-    const parsed: unknown = JSON.parse(body.toString('utf8'));
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as GraphQLParams) : undefined;
-  } catch {
-    return undefined;
-  }
+/** Tells the request's listener the route of the operation it executes, once parsed, validated and found. */
+export function useOperationRoute(): Plugin {
+  const report = ({ args }: { args: { document: DocumentNode; operationName?: string | null | undefined; contextValue: unknown } }) => {
+    const operation = getOperationAST(args.document, args.operationName);
+    (args.contextValue as OperationRouteListener).operationRan?.(graphqlRouteOf(operation?.name?.value));
+  };
+  return { onExecute: report, onSubscribe: report };
 }

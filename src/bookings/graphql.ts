@@ -21,6 +21,7 @@ const Customer = builder.objectRef<{ name: string; email: string }>('Customer').
 
 builder.prismaNode('Service', {
   id: { field: 'id' },
+  nullable: true,
   description: 'A bookable offering, such as a timed entry to a haunted house.',
   authScopes: { authenticated: true },
   fields: (t) => ({
@@ -41,10 +42,13 @@ export const BookingRef = builder.prismaNode('Booking', {
     status: t.expose('status', { type: BookingStatus }),
     startTime: t.expose('startTime', { type: 'DateTime' }),
     serviceId: t.exposeID('serviceId'),
-    service: t.relation('service'),
+    // A booking that no query loaded (a mutation's answer, or the stored first answer an idempotent
+    // replay gives) is answered from its own fields: loading them again would show it as it is now.
+    service: t.relation('service', {
+      resolve: (query, booking, _args, context) => context.prisma.service.findUniqueOrThrow({ ...query, where: { id: booking.serviceId } }),
+    }),
     customer: t.field({
       type: Customer,
-      select: { customerName: true, customerEmail: true },
       resolve: (booking) => ({ name: booking.customerName, email: booking.customerEmail }),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

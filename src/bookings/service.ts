@@ -165,7 +165,35 @@ function isUniqueViolation(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 }
 
-/** What a previous request with the same Idempotency-Key decided, if it still counts. */
+/** A booking row as JSON (how an idempotency record keeps it): its dates are ISO strings. */
+type StoredBooking = {
+  [Field in keyof Booking]: Booking[Field] extends Date ? string : Booking[Field] extends Date | null ? string | null : Booking[Field];
+};
+
+function storedBooking(booking: Booking): StoredBooking {
+  return {
+    ...booking,
+    startTime: booking.startTime.toISOString(),
+    createdAt: booking.createdAt.toISOString(),
+    updatedAt: booking.updatedAt.toISOString(),
+    cancelledAt: booking.cancelledAt?.toISOString() ?? null,
+  };
+}
+
+function bookingFromStore(stored: StoredBooking): Booking {
+  return {
+    ...stored,
+    startTime: new Date(stored.startTime),
+    createdAt: new Date(stored.createdAt),
+    updatedAt: new Date(stored.updatedAt),
+    cancelledAt: stored.cancelledAt === null ? null : new Date(stored.cancelledAt),
+  };
+}
+
+/**
+ * What a previous request with the same Idempotency-Key answered, if it still counts: the booking
+ * as that request created it, whatever changed since.
+ */
 async function earlierAttempt(context: Context, accountId: string, key: string, requestHash: string): Promise<Booking | null> {
   const record = await context.prisma.idempotencyKey.findUnique({ where: { accountId_key: { accountId, key } } });
   if (!record) return null;
@@ -176,8 +204,8 @@ async function earlierAttempt(context: Context, accountId: string, key: string, 
   if (record.requestHash !== requestHash) {
     throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
   }
-  if (!record.bookingId) throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress.');
-  return context.prisma.booking.findUniqueOrThrow({ where: { id: record.bookingId } });
+  if (!record.createdBooking) throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress.');
+  return bookingFromStore(record.createdBooking as StoredBooking);
 }
 
 export async function createBooking(
@@ -218,6 +246,12 @@ export async function createBooking(
           updatedAt: now,
         },
       });
+      if (idempotencyKey) {
+        await tx.idempotencyKey.update({
+          where: { accountId_key: { accountId, key: idempotencyKey } },
+          data: { createdBooking: storedBooking(created) },
+        });
+      }
       return { booking: created, event: 'booking.created' };
     });
     return { booking, replayed: false };

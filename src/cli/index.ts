@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { ConfigError } from '../db/config-error.js';
 import { adminRequestFor, optionSpec, usage, UsageError, type Options } from './commands.js';
 import { serverTransport, type Transport } from './transport.js';
 
@@ -11,8 +12,6 @@ class SetupError extends Error {
   override name = 'SetupError';
 }
 
-const postgresUrl = /^postgres(ql)?:\/\//;
-
 async function openTransport(options: Options, env: NodeJS.ProcessEnv): Promise<Transport> {
   const server = (options['server'] as string | undefined) ?? env['HALLOWGATE_URL'];
   if (server) {
@@ -20,20 +19,9 @@ async function openTransport(options: Options, env: NodeJS.ProcessEnv): Promise<
     if (!adminKey) throw new SetupError('--server needs an operator key: --admin-key <KEY_ID>.<SECRET> or ADMIN_API_KEY.');
     return serverTransport(server, adminKey);
   }
-  const databaseUrl = env['DATABASE_URL'];
-  if (databaseUrl && postgresUrl.test(databaseUrl)) {
-    // Loaded only here: it brings the whole GraphQL schema and Prisma along.
-    const { databaseTransport } = await import('./database-transport.js');
-    return databaseTransport(databaseUrl);
-  }
-  if (!databaseUrl || databaseUrl.startsWith('pglite')) {
-    throw new SetupError(
-      'The embedded PGlite database cannot be opened by a second process while the server holds it; ' +
-        'run this against the server with --server <url> --admin-key <KEY_ID>.<SECRET> (or HALLOWGATE_URL and ADMIN_API_KEY), ' +
-        'or set DATABASE_URL=postgres://… to use PostgreSQL directly.',
-    );
-  }
-  throw new SetupError(`DATABASE_URL must be postgres://… or postgresql://… for direct use; got "${databaseUrl}".`);
+  // Loaded only here: it brings the whole GraphQL schema and Prisma along.
+  const { databaseTransport } = await import('./database-transport.js');
+  return databaseTransport(env);
 }
 
 async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -65,7 +53,12 @@ run(process.argv.slice(2), process.env).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    const expected = error instanceof UsageError || error instanceof SetupError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const expected =
+      error instanceof UsageError ||
+      error instanceof SetupError ||
+      // A DATABASE_URL that cannot work, or the embedded database held by a server.
+      error instanceof ConfigError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`hallowgate: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = expected ? 2 : 1;
   },

@@ -5,11 +5,10 @@ import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { ConfigError } from './config-error.js';
+import { lockEmbeddedDatabase } from './embedded-lock.js';
 
-/** A setting that cannot work; its message is the one line start-up prints. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 export type DatabaseConfig =
   | { kind: 'pglite'; dataDir: string | undefined; loadDataDir?: Blob }
@@ -71,6 +70,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** Called with every SQL statement Prisma sends (tests count statements with it). */
   onQuery?: (sql: string) => void;
+  /** What this process is, named to whoever finds the embedded database in use (e.g. "hallowgate server"). */
+  role?: string;
 }
 
 function createClient(adapter: SqlDriverAdapterFactory, onQuery: OpenOptions['onQuery']): PrismaClient {
@@ -82,18 +83,18 @@ function createClient(adapter: SqlDriverAdapterFactory, onQuery: OpenOptions['on
 
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
   if (config.kind === 'pglite') {
-    if (config.dataDir) await mkdir(config.dataDir, { recursive: true });
+    // One process at a time on a data directory, locked before PGlite reads or writes a byte of it.
+    const lock = config.dataDir ? await lockEmbeddedDatabase(config.dataDir, options.role ?? 'hallowgate') : undefined;
     let pglite: PGlite;
     try {
+      if (config.dataDir) await mkdir(config.dataDir, { recursive: true });
       pglite = await PGlite.create({
         ...(config.dataDir ? { dataDir: config.dataDir } : {}),
         ...(config.loadDataDir ? { loadDataDir: config.loadDataDir } : {}),
       });
     } catch (error) {
-      throw new ConfigError(
-        `cannot open the embedded database in ${config.dataDir ?? 'memory'}: ${(error as Error).message}` +
-          ' (is another hallowgate process using it?)',
-      );
+      lock?.release();
+      throw new ConfigError(`cannot open the embedded database in ${config.dataDir ?? 'memory'}: ${(error as Error).message}`);
     }
     const prisma = createClient(new PrismaPGlite(pglite), options.onQuery);
     return {
@@ -110,6 +111,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
       close: async () => {
         await prisma.$disconnect();
         if (!pglite.closed) await pglite.close();
+        lock?.release();
       },
     };
   }

@@ -22,6 +22,7 @@ const money = (value: Prisma.Decimal | null) => (value === null ? null : Number(
 
 builder.prismaNode('Category', {
   id: { field: 'id' },
+  nullable: true,
   description: 'A kind of event, such as haunted-house.',
   ...directoryTypeScope,
   fields: (t) => ({
@@ -33,6 +34,7 @@ builder.prismaNode('Category', {
 
 builder.prismaNode('Image', {
   id: { field: 'id' },
+  nullable: true,
   ...directoryTypeScope,
   fields: (t) => ({
     url: t.exposeString('url'),
@@ -44,6 +46,7 @@ builder.prismaNode('Image', {
 
 builder.prismaNode('Event', {
   id: { field: 'id' },
+  nullable: true,
   description: 'A dated Halloween event at a venue.',
   ...directoryTypeScope,
   fields: (t) => ({
@@ -72,6 +75,7 @@ builder.prismaNode('Event', {
 
 builder.prismaNode('Attraction', {
   id: { field: 'id' },
+  nullable: true,
   description: 'An aggregated view of a place that holds events.',
   ...directoryTypeScope,
   fields: (t) => ({

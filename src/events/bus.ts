@@ -1,4 +1,4 @@
-import { setMaxListeners } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
@@ -19,22 +19,35 @@ export type BookingEventBus = AccountChannel<BookingEventNotice>;
 /** Fired usage alerts, by `ual_…` id. */
 export type UsageAlertBus = AccountChannel<string>;
 
+/** Ids of API keys and widget tokens that stopped being valid (revoked, or rotated to a new secret), for every instance. */
+export interface RevokedCredentialBus {
+  publish(credentialId: string): void;
+  subscribe(): AsyncIterable<string>;
+}
+
 export interface Announcements {
   bookingEvents: BookingEventBus;
   usageAlerts: UsageAlertBus;
+  revokedCredentials: RevokedCredentialBus;
   close(): Promise<void>;
 }
 
 type Channels = {
   'booking-event': [accountId: string, notice: BookingEventNotice];
   'usage-alert': [accountId: string, alertId: string];
+  'credential-revoked': [credentialId: string];
 };
 
 /**
  * In memory for one instance; through Redis pub/sub when REDIS_URL is set, so every instance hears
  * what any instance commits. One pair of Redis connections carries every channel.
  */
-export function createAnnouncements(options: { redisUrl?: string | undefined; onRedisError?(error: Error): void }): Announcements {
+export function createAnnouncements(options: {
+  redisUrl?: string | undefined;
+  onRedisError?(error: Error): void;
+  /** How long close() lets a Redis still connecting come up and take what was published meanwhile (a CLI's one revocation). */
+  closeGraceMs?: number;
+}): Announcements {
   // During an outage commands wait for ioredis to reconnect rather than fail after 20 retries: the
   // Redis event target never awaits them, so a rejection would crash the process. A notice lost
   // meanwhile is made up by the next one, which makes subscribers read the log past their last event.
@@ -56,9 +69,19 @@ export function createAnnouncements(options: { redisUrl?: string | undefined; on
       publish: (accountId, alertId) => pubSub.publish('usage-alert', accountId, alertId),
       subscribe: (accountId) => pubSub.subscribe('usage-alert', accountId),
     },
+    revokedCredentials: {
+      publish: (credentialId) => pubSub.publish('credential-revoked', credentialId),
+      subscribe: () => pubSub.subscribe('credential-revoked'),
+    },
     close: async () => {
-      // QUIT would wait for a Redis that is down.
-      await Promise.all(redisClients.map((client) => (client.status === 'ready' ? client.quit().catch(() => client.disconnect()) : client.disconnect())));
+      const closeGraceMs = options.closeGraceMs ?? 0;
+      await Promise.all(
+        redisClients.map(async (client) => {
+          if (client.status !== 'ready' && closeGraceMs > 0) await once(client, 'ready', { signal: AbortSignal.timeout(closeGraceMs) }).catch(() => undefined);
+          // QUIT would wait for a Redis that is down; once ready, it goes out after what was published.
+          await (client.status === 'ready' ? client.quit().catch(() => client.disconnect()) : client.disconnect());
+        }),
+      );
     },
   };
 }

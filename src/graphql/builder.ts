@@ -1,14 +1,16 @@
 import SchemaBuilder from '@pothos/core';
-import ComplexityPlugin from '@pothos/plugin-complexity';
+import ComplexityPlugin, { type FieldComplexityValue } from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import PrismaPlugin from '@pothos/plugin-prisma';
-import RelayPlugin from '@pothos/plugin-relay';
-import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import RelayPlugin, { resolveNodes } from '@pothos/plugin-relay';
+import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
+import { getNamedType, getNullableType, isListType, type GraphQLField, type GraphQLResolveInfo } from 'graphql';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
-import { hasScope, type Scope } from '../access/principal.js';
+import { hasScope, insufficientScope, isApiKey, type Principal, type Scope } from '../access/principal.js';
 import { AppError } from '../shared/errors.js';
 import { idKindOf, type IdKind } from '../shared/ids.js';
+import ArgumentChecksPlugin, { cursorArgument } from './argument-checks.js';
 import type { Context } from './context.js';
 
 /** GraphQL type behind each id prefix, so `node(id:)` takes the same ids REST shows. */
@@ -24,7 +26,59 @@ const typenameForIdKind: Partial<Record<IdKind, string>> = {
   apiKey: 'ApiKey',
 };
 
-export const complexityLimits = { complexity: 5000, depth: 12, breadth: 300 };
+/** The typename of a global id that names no node type. */
+const namelessNode = '';
+
+/** The most ids one `nodes(ids:)` call resolves. */
+const maxNodeIds = 100;
+
+/**
+ * Records for node ids, in order: null for an id naming no node type, or no record the caller may
+ * see (every node's lookup is nullable and scoped to the caller), without failing the others.
+ */
+function resolveNodeIds(context: Context, info: GraphQLResolveInfo, ids: readonly { typename: string; id: string }[]): Promise<unknown[]> {
+  return resolveNodes(builder, context, info, ids.map((id) => (id.typename === namelessNode ? null : id)));
+}
+
+/** Why a caller may not have what needs `missing` (an API key when empty): 401 without a credential, else 403. */
+export function refusalFor(principal: Principal | null, missing: readonly Scope[]): AppError {
+  return principal ? insufficientScope(missing) : new AppError('unauthenticated', 'Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.');
+}
+
+/** The scopes a refused field asked for (any one would have done); none when it asked for an API key. */
+function scopesMissingIn(failure: AuthFailure): Scope[] {
+  switch (failure.kind) {
+    case AuthScopeFailureType.AuthScope:
+      return failure.scope === 'scope' ? [failure.parameter as Scope] : [];
+    case AuthScopeFailureType.AnyAuthScopes:
+    case AuthScopeFailureType.AllAuthScopes:
+      return [...new Set(failure.failures.flatMap(scopesMissingIn))];
+    default:
+      return [];
+  }
+}
+
+/**
+ * The cost of a query: every field costs 1, and what is selected under a list counts once per item
+ * it may hold: `listMultiplier` times for a plain list, the page size (`first`/`last`, else 20, at
+ * most 100) for a connection. Introspection fields count the same way. So cost bounds the fields of
+ * the answer, and the limit (room for one full introspection query) keeps answers to a few MB.
+ * Depth counts every level, introspection and fragments included; breadth counts selected fields.
+ */
+export const complexityLimits = { complexity: 60_000, depth: 15, breadth: 300 };
+
+export const listMultiplier = 10;
+const connectionPage = { default: 20, max: 100 };
+
+/** A connection's selection counts once per item of its page; its `edges` list multiplies it by listMultiplier again, hence the division. */
+function fieldComplexity(args: Record<string, unknown>, _context: object, field: Pick<GraphQLField<unknown, unknown>, 'type' | 'args'>): FieldComplexityValue {
+  const pageArgument = [args['first'], args['last']].find((value) => typeof value === 'number');
+  if (getNamedType(field.type).name.endsWith('Connection') && field.args.some((arg) => arg.name === 'first')) {
+    const page = Math.min(typeof pageArgument === 'number' ? Math.max(pageArgument, 0) : connectionPage.default, connectionPage.max);
+    return { field: 1, multiplier: page / listMultiplier };
+  }
+  return isListType(getNullableType(field.type)) ? { field: 1, multiplier: listMultiplier } : 1;
+}
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -40,18 +94,17 @@ export const builder = new SchemaBuilder<{
   DefaultNodeNullability: false;
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin, ComplexityPlugin],
+  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin, ComplexityPlugin, ArgumentChecksPlugin],
   scopeAuth: {
     // Refuse a subscription when it is made, not silently at its first event.
     authorizeOnSubscribe: true,
+    // `authenticated` means an API key: a widget token holds only directory:read, so every field
+    // that is not explicitly a directory read refuses it.
     authScopes: (context) => ({
-      authenticated: context.principal !== null,
+      authenticated: isApiKey(context.principal),
       scope: (scope: Scope) => hasScope(context.principal, scope),
     }),
-    unauthorizedError: (_parent, context) =>
-      context.principal
-        ? new AppError('insufficient_scope', 'The API key lacks the scope this field needs.')
-        : new AppError('unauthenticated', 'Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.'),
+    unauthorizedError: (_parent, context, _info, result) => refusalFor(context.principal, scopesMissingIn(result.failure)),
   },
   prisma: {
     client: (context) => context.prisma,
@@ -65,16 +118,27 @@ export const builder = new SchemaBuilder<{
     nodeFieldOptions: { nullable: false },
     // Ids already name their type through their prefix, so they are used as global ids unchanged.
     encodeGlobalID: (_typename, id) => String(id),
+    // Text that names no node type decodes to no type, and node(id:) answers it with null.
     decodeGlobalID: (globalID) => {
       const kind = idKindOf(globalID);
-      const typename = kind ? typenameForIdKind[kind] : undefined;
-      if (!typename) throw new AppError('not_found', `No record with id "${globalID}".`);
-      return { typename, id: globalID };
+      return { typename: (kind && typenameForIdKind[kind]) || namelessNode, id: globalID };
     },
+    nodeQueryOptions: { resolve: async (_root, { id }, context, info) => (await resolveNodeIds(context, info, [id]))[0] },
+    nodesQueryOptions: {
+      resolve: (_root, { ids }, context, info) => {
+        if (ids.length > maxNodeIds) {
+          throw new AppError('invalid_parameter', `nodes takes at most ${maxNodeIds} ids.`, {
+            fieldErrors: [{ field: 'ids', code: 'too_many', message: `Send at most ${maxNodeIds} ids.` }],
+          });
+        }
+        return resolveNodeIds(context, info, ids);
+      },
+    },
+    afterArgOptions: { extensions: { [cursorArgument]: true } },
+    beforeArgOptions: { extensions: { [cursorArgument]: true } },
   },
   complexity: {
-    defaultComplexity: 1,
-    defaultListMultiplier: 10,
+    fieldComplexity,
     limit: complexityLimits,
     complexityError: (kind, result) => {
       const measure = kind.toLowerCase() as 'depth' | 'breadth' | 'complexity';

@@ -3,8 +3,9 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Principal } from '../access/principal.js';
 import type { Clock } from '../shared/clock.js';
 import type { ReadRows } from '../db/connection.js';
-import type { BookingEventBus, UsageAlertBus } from '../events/bus.js';
+import type { BookingEventBus, RevokedCredentialBus, UsageAlertBus } from '../events/bus.js';
 import type { Config } from '../config.js';
+import type { SecretBox } from '../shared/secrets.js';
 
 /** Long-lived services every request can reach. Built once in src/app.ts. */
 export interface AppServices {
@@ -14,7 +15,11 @@ export interface AppServices {
   logger: Logger;
   clock: Clock;
   bookingEventBus: BookingEventBus;
+  /** Revoked and rotated credentials, announced to every instance (see src/access/revocation.ts). */
+  revokedCredentials: RevokedCredentialBus;
   config: Config;
+  /** Encrypts and decrypts the secrets stored in the database (SECRETS_KEY). */
+  secrets: SecretBox;
   /** Fired usage alerts, for the usageAlerts subscription; absent outside the server (CLI). */
   usageAlerts?: UsageAlertBus;
 }

@@ -1,6 +1,8 @@
 import { PothosValidationError } from '@pothos/core';
-import { GraphQLError } from 'graphql';
-import { AppError, databaseUnavailable, isErrorCode, type ErrorCode, type FieldError } from '../shared/errors.js';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
+import { AppError, databaseUnavailable, isErrorCode, statusForCode, type ErrorCode, type FieldError } from '../shared/errors.js';
+import type { Context } from './context.js';
 
 /** The AppError behind a GraphQL error: one our code threw, or the 503 of an unreachable database. */
 function appErrorIn(error: unknown): AppError | undefined {
@@ -37,12 +39,12 @@ export function maskGraphQLError(error: unknown, requestId?: string): GraphQLErr
   }
   const code = graphQLError.extensions['code'];
   if (isErrorCode(code)) return graphQLError;
-  if (graphQLError.originalError instanceof PothosValidationError && /cursor/i.test(graphQLError.message)) {
-    // A cursor the client made up or damaged: their mistake, in the argument named after.
-    return new GraphQLError('The cursor is not one this API issued.', {
+  if (graphQLError.originalError instanceof PothosValidationError && /^Arguments? "/.test(graphQLError.message)) {
+    // Connection arguments Pothos refuses (a negative first, after with last): the client's mistake.
+    return new GraphQLError(graphQLError.message, {
       nodes: graphQLError.nodes,
       path: graphQLError.path,
-      extensions: { code: 'invalid_parameter', errors: [{ field: 'after', code: 'invalid', message: 'Use the cursor of a previous page.' }] },
+      extensions: { code: 'invalid_parameter' },
     });
   }
   if (!graphQLError.originalError || graphQLError.originalError instanceof GraphQLError) {
@@ -70,5 +72,47 @@ export function describeGraphQLError(error: GraphQLError): { code: ErrorCode; me
     code: isErrorCode(code) ? code : 'internal_error',
     message: masked.message,
     fieldErrors: (masked.extensions['errors'] as FieldError[] | undefined) ?? [],
+  };
+}
+
+/** Whether an error, once masked, is a failure on our side (a 5xx code) rather than the client's mistake. */
+export function isServerError(error: unknown): boolean {
+  const code = maskGraphQLError(error).extensions['code'];
+  return !isErrorCode(code) || statusForCode[code] >= 500;
+}
+
+/** Failures already logged with their request id; Yoga logs every error it masks, and these it need not. */
+const loggedErrors = new WeakSet<object>();
+
+/** Yoga's level for an error it masked: error only for a failure on our side that no request logged. */
+export function yogaLogLevel(error: unknown): 'error' | 'debug' {
+  if (error instanceof Error && (loggedErrors.has(error) || !isServerError(error))) return 'debug';
+  return 'error';
+}
+
+function logServerError(context: Context, error: unknown) {
+  if (!(error instanceof Error) || loggedErrors.has(error) || !isServerError(error)) return;
+  loggedErrors.add(error);
+  const cause = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  const path = error instanceof GraphQLError ? error.path : undefined;
+  context.services.logger.error({ err: cause, request_id: context.requestId, path }, 'GraphQL operation failed');
+}
+
+/**
+ * Logs every failure on our side in a GraphQL answer (over HTTP, SSE and WebSocket alike) at error
+ * level with its request id, before Yoga masks it.
+ */
+export function logServerErrors(): Plugin<Context> {
+  const logResult = (context: Context, result: ExecutionResult) => {
+    for (const error of result.errors ?? []) logServerError(context, error);
+  };
+  return {
+    onExecute: ({ args }) => ({
+      onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, ({ result }) => logResult(args.contextValue, result)),
+    }),
+    onSubscribe: ({ args }) => ({
+      onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, ({ result }) => logResult(args.contextValue, result)),
+      onSubscribeError: ({ error }) => logServerError(args.contextValue, error),
+    }),
   };
 }

@@ -2,8 +2,10 @@ import { GraphQLError, Kind } from 'graphql';
 import { isoTimestamp } from '../shared/clock.js';
 import { builder } from './builder.js';
 
-const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
-const isoDate = /^\d{4}-\d{2}-\d{2}$/;
+// Years 0001–9999 only: PostgreSQL has no year 0000 (JavaScript reads it as 1 BC), and four digits keep
+// every date inside what both PostgreSQL and JavaScript's Date can hold.
+const isoUtc = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+const isoDate = /^(?!0000)\d{4}-\d{2}-\d{2}$/;
 
 function badValue(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'invalid_parameter' } });

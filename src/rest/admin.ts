@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { newAccountInput, newApiKeyInput, newWidgetTokenInput, parseInput } from '../access/admin.js';
-import { hasScope } from '../access/principal.js';
+import { hasScope, insufficientScope } from '../access/principal.js';
 import { AppError } from '../shared/errors.js';
 import {
   AdminCreateAccountDocument,
@@ -85,7 +85,7 @@ function adminRoute(route: RestRoute): RestRoute {
     ...route,
     async handle(request) {
       if (!hasScope(request.context.principal, 'admin')) {
-        throw new AppError('insufficient_scope', 'Operator routes need an API key with the admin scope.');
+        throw insufficientScope(['admin']);
       }
       return route.handle(request);
     },

@@ -3,7 +3,7 @@ import { execute, type ExecutionResult, type GraphQLError } from 'graphql';
 import type { Context } from '../graphql/context.js';
 import { describeGraphQLError } from '../graphql/errors.js';
 import { schema } from '../graphql/schema.js';
-import { AppError, type FieldError } from '../shared/errors.js';
+import { AppError, statusForCode, type FieldError } from '../shared/errors.js';
 import { restFieldName } from './shape.js';
 
 /** GraphQL arguments whose REST parameter has another name. */
@@ -41,6 +41,8 @@ export async function runOperation<Result, Variables extends Record<string, unkn
     const fromVariables = variableProblem(firstError);
     if (fromVariables) throw fromVariables;
     const { code, message, fieldErrors } = describeGraphQLError(firstError);
+    // A failure on our side goes up as it is: the HTTP layer answers it and logs it with its cause.
+    if (statusForCode[code] >= 500) throw firstError.originalError ?? firstError;
     throw new AppError(code, message, {
       fieldErrors: fieldErrors.map((fieldError) => ({ ...fieldError, field: restFieldName(restParameterFor[fieldError.field] ?? fieldError.field) })),
       // Retry-After and the like, when our own code raised the error.

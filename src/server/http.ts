@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { shouldRenderGraphiQL } from 'graphql-yoga';
 import type { UsageRecorder } from '../analytics/recorder.js';
-import { graphqlParamsOf, graphqlRouteOf, trackResponse } from '../analytics/tracking.js';
+import { otherGraphQLRoute, trackResponse } from '../analytics/tracking.js';
 import type { AccessGate, GateRequest } from '../access/gate.js';
 import { unauthenticated } from '../access/keys.js';
 import { createContext, type AppServices } from '../graphql/context.js';
@@ -99,11 +100,22 @@ export function createRequestHandler(deps: HttpDependencies) {
 
   async function serveGraphQL(request: IncomingMessage, response: ServerResponse, url: URL, requestId: string, startedAt: number) {
     const body = methodsWithBody.has(request.method ?? '') ? await readBody(request, deps.maxBodyBytes) : Buffer.alloc(0);
-    const route = graphqlRouteOf(graphqlParamsOf(url, body));
-    graphqlRoutes.set(response, route);
+    // Until an operation runs (parsed, validated, found), the request counts as graphql:other.
+    graphqlRoutes.set(response, otherGraphQLRoute);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const method = request.method ?? 'GET';
     let admission;
     try {
       admission = await admit(request, body);
+      // The GraphiQL page is the one thing /graphql serves without a credential.
+      if (!admission.principal && !shouldRenderGraphiQL({ method, headers } as Request)) {
+        const refusal = unauthenticated('Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.');
+        Object.assign(refusal.headers, admission.headers);
+        throw refusal;
+      }
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
@@ -112,16 +124,12 @@ export function createRequestHandler(deps: HttpDependencies) {
     }
     for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
     if (deps.usage && admission.principal?.kind === 'api_key') {
-      trackResponse(deps.usage, response, admission.principal.keyId, () => route, startedAt);
-    }
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      trackResponse(deps.usage, response, admission.principal.keyId, () => graphqlRoutes.get(response) ?? otherGraphQLRoute, startedAt);
     }
     const fetchResponse = await yoga.fetch(
       new URL(url.pathname + url.search, 'http://localhost'),
-      { method: request.method ?? 'GET', headers, ...(body.length ? { body: new Uint8Array(body) } : {}) },
-      { admission, requestId },
+      { method, headers, ...(body.length ? { body: new Uint8Array(body) } : {}) },
+      { admission, requestId, operationRan: (route) => graphqlRoutes.set(response, route) },
     );
     await writeFetchResponse(response, fetchResponse);
   }
@@ -175,14 +183,11 @@ export function createRequestHandler(deps: HttpDependencies) {
       if (deps.serveAsset && (await deps.serveAsset(request, response, url))) return;
       throw new AppError('not_found', `No route ${path}.`);
     } catch (error) {
-      if (error instanceof AppError) return sendProblem(response, error, requestId);
-      const unavailable = databaseUnavailable(error);
-      if (unavailable) {
-        services.logger.warn({ err: error, requestId }, 'database unavailable');
-        return sendProblem(response, unavailable, requestId);
-      }
-      services.logger.error({ err: error, requestId }, 'unhandled error');
-      sendProblem(response, new AppError('internal_error', 'Something went wrong on our side.'), requestId);
+      const problem =
+        error instanceof AppError ? error : (databaseUnavailable(error) ?? new AppError('internal_error', 'Something went wrong on our side.'));
+      // A 4xx is the client's mistake and not logged; every 5xx is ours.
+      if (problem.status >= 500) services.logger.error({ err: error, request_id: requestId }, `request failed: ${problem.code}`);
+      sendProblem(response, problem, requestId);
     }
   };
 }

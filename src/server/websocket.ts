@@ -1,13 +1,17 @@
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import type { ExecutionArgs } from 'graphql';
+import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
+import { CloseCode } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { AccessGate, Admission } from '../access/gate.js';
+import type { OpenConnections } from '../access/revocation.js';
 import type { UsageRecorder } from '../analytics/recorder.js';
-import { graphqlRouteOf } from '../analytics/tracking.js';
+import { graphqlRouteOf, otherGraphQLRoute } from '../analytics/tracking.js';
 import { maskGraphQLError } from '../graphql/errors.js';
 import { AppError } from '../shared/errors.js';
+import { createSubscriptionQuota, subscriptionLimits } from './subscription-quota.js';
 import type { Yoga } from './yoga.js';
 
 type Enveloped = ReturnType<Yoga['getEnveloped']>;
@@ -25,7 +29,24 @@ function credentialHeaders(params: Record<string, unknown>): Record<string, stri
   );
 }
 
-type SocketExtra = Extra & { admission?: Admission; requestId?: string };
+type SocketExtra = Extra & {
+  admission?: Admission;
+  requestId?: string;
+  /** The socket's open subscriptions, by operation id, each with what frees its slot. */
+  subscriptions?: Map<string, () => Promise<void>>;
+};
+
+export interface WebSocketLimits {
+  /** Largest message accepted; a larger one closes the socket with 1009. */
+  maxPayloadBytes: number;
+  /** Shares each credential's count of open subscriptions between instances. */
+  redisUrl?: string | undefined;
+  logger: Logger;
+}
+
+function tooManySubscriptions(message: string): GraphQLError[] {
+  return [maskGraphQLError(new AppError('too_many_subscriptions', message))];
+}
 
 export interface GraphQLWebSocket {
   /** Closes every socket with 1001 (going away) and stops accepting new ones. */
@@ -36,8 +57,36 @@ export interface GraphQLWebSocket {
  * graphql-ws on the same path as HTTP GraphQL. Operations go through Yoga's envelop pipeline,
  * so scopes, limits and error masking are the same as over HTTP.
  */
-export function attachGraphQLWebSocket(httpServer: Server, yoga: Yoga, gate: AccessGate, usage?: UsageRecorder): GraphQLWebSocket {
-  const webSocketServer = new WebSocketServer({ server: httpServer, path: '/graphql' });
+export function attachGraphQLWebSocket(
+  httpServer: Server,
+  yoga: Yoga,
+  gate: AccessGate,
+  openConnections: OpenConnections,
+  limits: WebSocketLimits,
+  usage?: UsageRecorder,
+): GraphQLWebSocket {
+  const webSocketServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: limits.maxPayloadBytes });
+  const quota = createSubscriptionQuota(limits);
+
+  /** Opens a subscription's slot on its socket and its credential; the refusal when either is full. */
+  async function openSubscription(extra: SocketExtra, id: string): Promise<GraphQLError[] | undefined> {
+    const open = (extra.subscriptions ??= new Map());
+    if (open.size >= subscriptionLimits.perSocket) return tooManySubscriptions(`A socket carries at most ${subscriptionLimits.perSocket} subscriptions.`);
+    const { principal } = extra.admission!;
+    const subject = principal!.kind === 'api_key' ? principal!.keyId : principal!.tokenId;
+    const holder = `${extra.requestId}:${id}`;
+    // Held before the wait, so concurrent subscribes on this socket cannot pass the socket's limit together.
+    open.set(id, () => quota.release(subject, holder));
+    if (await quota.take(subject, holder)) return undefined;
+    open.delete(id);
+    return tooManySubscriptions(`A credential holds at most ${subscriptionLimits.perCredential} open subscriptions.`);
+  }
+
+  function closeSubscription(extra: SocketExtra, id: string): void {
+    const release = extra.subscriptions?.get(id);
+    extra.subscriptions?.delete(id);
+    void release?.();
+  }
   // The ws server re-emits the HTTP server's errors (EADDRINUSE); listen() already reports those.
   webSocketServer.on('error', () => undefined);
 
@@ -54,24 +103,36 @@ export function attachGraphQLWebSocket(httpServer: Server, yoga: Yoga, gate: Acc
             body: Buffer.alloc(0),
           });
           extra.requestId = `req_${randomUUID().replaceAll('-', '')}`;
+          const { principal } = extra.admission;
+          // Sockets need a credential, like every GraphQL request: refused as graphql-ws refuses (4403).
+          if (!principal) return false;
+          if (principal && extra.socket.readyState === extra.socket.OPEN) {
+            // A credential revoked, rotated or expired loses its socket, closed as graphql-ws closes a refused one.
+            const release = openConnections.hold(principal, () => {
+              // ws still delivers what arrives during the close handshake: none of it may run any more.
+              extra.socket.removeAllListeners('message');
+              extra.socket.close(CloseCode.Forbidden, 'Credential no longer valid');
+            });
+            extra.socket.once('close', release);
+          }
           return true;
         } catch (error) {
           if (error instanceof AppError) return false;
           throw error;
         }
       },
-      onSubscribe: async (ctx, _id, payload) => {
+      onSubscribe: async (ctx, id, payload) => {
         const extra = ctx.extra as SocketExtra;
         const { principal } = extra.admission!;
         // Analytics count each operation start once, with the status it would have had over HTTP.
-        const recordStart = (status: number) => {
+        const recordStart = (status: number, route = otherGraphQLRoute) => {
           if (usage && principal?.kind === 'api_key') {
-            usage.record({ apiKeyId: principal.keyId, route: graphqlRouteOf(payload), status, latencyMs: 0, bytes: 0 });
+            usage.record({ apiKeyId: principal.keyId, route, status, latencyMs: 0, bytes: 0 });
           }
         };
         if (principal) {
           try {
-            await gate.meter(principal);
+            await gate.meter(extra.admission!);
           } catch (error) {
             if (error instanceof AppError) {
               recordStart(error.status);
@@ -88,10 +149,29 @@ export function attachGraphQLWebSocket(httpServer: Server, yoga: Yoga, gate: Acc
           admission: extra.admission!,
           requestId: extra.requestId!,
         });
-        const document = enveloped.parse(payload.query);
+        let document;
+        try {
+          document = enveloped.parse(payload.query);
+        } catch (error) {
+          // A syntax error (or a document over the token limit) fails this operation, not the socket.
+          if (!(error instanceof GraphQLError)) throw error;
+          recordStart(400);
+          return [maskGraphQLError(error)];
+        }
         const errors = enveloped.validate(enveloped.schema, document);
-        recordStart(errors.length > 0 ? 400 : 200);
-        if (errors.length > 0) return errors;
+        if (errors.length > 0) {
+          recordStart(400);
+          return errors.map((error: GraphQLError) => maskGraphQLError(error));
+        }
+        const operation = getOperationAST(document, payload.operationName);
+        if (operation?.operation === 'subscription') {
+          const refusal = await openSubscription(extra, id);
+          if (refusal) {
+            recordStart(429);
+            return refusal;
+          }
+        }
+        recordStart(200, graphqlRouteOf(operation?.name?.value));
         const args: ExecutionArgs = {
           schema: enveloped.schema,
           operationName: payload.operationName ?? null,
@@ -101,6 +181,11 @@ export function attachGraphQLWebSocket(httpServer: Server, yoga: Yoga, gate: Acc
           rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
         };
         return args;
+      },
+      onComplete: (ctx, id) => closeSubscription(ctx.extra as SocketExtra, id),
+      onClose: (ctx) => {
+        const extra = ctx.extra as SocketExtra;
+        for (const id of [...(extra.subscriptions?.keys() ?? [])]) closeSubscription(extra, id);
       },
       execute: (args) => (args.rootValue as Pick<Enveloped, 'execute'>).execute(args),
       subscribe: (args) => (args.rootValue as Pick<Enveloped, 'subscribe'>).subscribe(args),
@@ -113,6 +198,7 @@ export function attachGraphQLWebSocket(httpServer: Server, yoga: Yoga, gate: Acc
       for (const client of webSocketServer.clients) client.close(1001, 'Server shutting down');
       await disposable.dispose();
       await new Promise<void>((resolve) => webSocketServer.close(() => resolve()));
+      await quota.close();
     },
   };
 }

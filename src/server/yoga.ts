@@ -1,14 +1,19 @@
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Admission } from '../access/gate.js';
+import { useOperationRoute, type OperationRouteListener } from '../analytics/tracking.js';
+import { useStreamRevocation, type OpenConnections } from '../access/revocation.js';
 import { createContext, type AppServices, type Context } from '../graphql/context.js';
-import { maskGraphQLError } from '../graphql/errors.js';
+import { logServerErrors, maskGraphQLError, yogaLogLevel } from '../graphql/errors.js';
 import { keepAnswers } from '../graphql/kept-answers.js';
+import { useAnswerSizeLimit, useQueryLimits } from '../graphql/limits.js';
 import { schema } from '../graphql/schema.js';
 import { lastEventIdOf, resumableServerSentEvents } from '../events/sse-resume.js';
+import { AppError } from '../shared/errors.js';
+import { endableStream } from '../shared/streams.js';
 import type { Metrics } from './metrics.js';
 
 /** What the HTTP layer hands Yoga for each request, after the access gate let it through. */
-export interface ServerContext {
+export interface ServerContext extends OperationRouteListener {
   admission: Admission;
   requestId: string;
 }
@@ -21,25 +26,55 @@ const keptAnswerBudget = 8_000_000;
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;
 
-/** Counts open subscriptions, over graphql-ws and SSE alike (both run through Yoga's envelop). */
+/**
+ * Counts open subscriptions, over graphql-ws and SSE alike (both run through Yoga's envelop): from a
+ * stream's start to its end, however it ends (it fails, the client or server closes it, it is revoked).
+ */
 function countSubscriptions(metrics: Metrics): Plugin<Context> {
   return {
     onSubscribe: () => ({
-      onSubscribeResult: ({ result }) => {
-        if (!(Symbol.asyncIterator in Object(result))) return;
+      onSubscribeResult: ({ result, setResult }) => {
+        if (!isAsyncIterable(result)) return;
         metrics.subscriptionStarted();
-        return { onEnd: () => metrics.subscriptionEnded() };
+        setResult(endableStream(result, () => metrics.subscriptionEnded()).stream);
       },
     }),
   };
 }
 
-export function createGraphQLServer(services: AppServices, metrics: Metrics): Yoga {
+/**
+ * A request refused before it ran (no `data`: a subscription without its scope, say) answers with
+ * the refusal's own status and headers, not the 500 Yoga gives errors it did not raise itself.
+ */
+function answerRefusalsWithTheirStatus(): Plugin<Context> {
+  return {
+    onResultProcess: ({ result, setResult }) => {
+      if (Array.isArray(result) || isAsyncIterable(result) || 'data' in result || !result.errors?.length || result.extensions?.http) return;
+      const refusals = result.errors.map((error) => error.originalError);
+      if (!refusals.every((refusal) => refusal instanceof AppError)) return;
+      const http = { status: Math.max(...refusals.map((refusal) => refusal.status)), headers: Object.assign({}, ...refusals.map((refusal) => refusal.headers)) };
+      setResult({ ...result, extensions: { ...result.extensions, http } });
+    },
+  };
+}
+
+export function createGraphQLServer(services: AppServices, metrics: Metrics, openConnections: OpenConnections): Yoga {
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
     context: ({ admission, requestId, request }) => createContext(services, admission.principal, requestId, lastEventIdOf(request)),
-    plugins: [resumableServerSentEvents(), countSubscriptions(metrics), keepAnswers(schema, keptAnswerBudget, (outcome) => metrics.keptAnswer('graphql', outcome))],
+    plugins: [
+      useQueryLimits(),
+      useOperationRoute(),
+      logServerErrors(),
+      resumableServerSentEvents(),
+      countSubscriptions(metrics),
+      answerRefusalsWithTheirStatus(),
+      useStreamRevocation(openConnections),
+      // Before keepAnswers, which then sees the refusal of an oversized answer and does not keep it.
+      useAnswerSizeLimit(),
+      keepAnswers(schema, keptAnswerBudget, (outcome) => metrics.keptAnswer('graphql', outcome)),
+    ],
     maskedErrors: { maskError: (error) => maskGraphQLError(error) },
     graphiql: {
       title: 'hallowgate',
@@ -56,8 +91,9 @@ export function createGraphQLServer(services: AppServices, metrics: Metrics): Yo
       debug: (message: unknown, ...rest: unknown[]) => services.logger.debug({ details: rest }, String(message)),
       info: (message: unknown, ...rest: unknown[]) => services.logger.info({ details: rest }, String(message)),
       warn: (message: unknown, ...rest: unknown[]) => services.logger.warn({ details: rest }, String(message)),
+      // Yoga logs every error it masks, the client's mistakes too; logServerErrors already logged ours.
       error: (message: unknown, ...rest: unknown[]) =>
-        services.logger.error(message instanceof Error ? { err: message, details: rest } : { details: rest }, String(message)),
+        services.logger[yogaLogLevel(message)](message instanceof Error ? { err: message, details: rest } : { details: rest }, String(message)),
     },
   });
 }

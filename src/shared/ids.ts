@@ -39,7 +39,11 @@ export function newId(kind: IdKind): string {
   return `${idPrefixes[kind]}_${randomToken()}`;
 }
 
+/** A prefix, an underscore and a body of letters, digits and underscores (seeded categories use slugs). */
+const idShape = /^([a-z]+)_\w{1,64}$/;
+
+/** The kind an id names through its prefix; undefined for text that is not an id of ours. */
 export function idKindOf(id: string): IdKind | undefined {
-  const prefix = id.slice(0, id.indexOf('_'));
+  const prefix = idShape.exec(id)?.[1];
   return (Object.keys(idPrefixes) as IdKind[]).find((kind) => idPrefixes[kind] === prefix);
 }

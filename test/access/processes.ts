@@ -1,8 +1,18 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Database } from '../../src/db/connection.js';
+import { testSecretsKey } from '../support/secrets.js';
 
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+/** tsx's loader by its path, so a process started in another directory (`cwd`) finds it too. */
+export const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+export interface ProcessOptions {
+  /** The working directory, where the embedded database (./.data) lives; the project root unless given. */
+  cwd?: string;
+}
 
 export interface Finished {
   code: number | null;
@@ -11,12 +21,12 @@ export interface Finished {
 }
 
 /** Runs `npx hallowgate …` as an operator would (the package's bin), with only the given environment on top of PATH. */
-export function runCli(args: string[], env: Record<string, string>): Promise<Finished> {
+export function runCli(args: string[], env: Record<string, string>, options: ProcessOptions = {}): Promise<Finished> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['bin/hallowgate.js', ...args],
-      { cwd: projectRoot, env: { PATH: process.env['PATH'] ?? '', ...env }, timeout: 60_000 },
+      [join(projectRoot, 'bin/hallowgate.js'), ...args],
+      { cwd: options.cwd ?? projectRoot, env: { PATH: process.env['PATH'] ?? '', SECRETS_KEY: testSecretsKey, ...env }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
     );
   });
@@ -28,14 +38,29 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `tsx src/main.ts` (what `npm start` runs) on a free port and waits for its "listening on" line. */
-export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: projectRoot,
-    env: { PATH: process.env['PATH'] ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+/** A server process that ended before listening: its exit code and what it wrote to stderr. */
+export class ServerExitedEarly extends Error {
+  constructor(
+    readonly code: number | null,
+    readonly stderr: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Starts `tsx src/main.ts` (what `npm start` runs) on a free port and waits for its "listening on"
+ * line; rejects with ServerExitedEarly if it ends before.
+ */
+export function startServerProcess(env: Record<string, string>, options: ProcessOptions = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', tsxLoader, join(projectRoot, 'src/main.ts')], {
+    cwd: options.cwd ?? projectRoot,
+    env: { PATH: process.env['PATH'] ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SECRETS_KEY: testSecretsKey, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let stderr = '';
   let started = false;
   return new Promise((resolve, reject) => {
     const collect = (chunk: Buffer) => {
@@ -57,9 +82,13 @@ export function startServerProcess(env: Record<string, string>): Promise<ServerP
       });
     };
     child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    child.once('exit', (code, signal) => {
-      if (!started) reject(new Error(`server exited (${signal ?? code}) before listening:\n${output}`));
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (!started) stderr += chunk.toString();
+      collect(chunk);
+    });
+    // 'close', not 'exit': by then all it wrote has been read.
+    child.once('close', (code, signal) => {
+      if (!started) reject(new ServerExitedEarly(code, stderr, `server exited (${signal ?? code}) before listening:\n${output}`));
     });
   });
 }

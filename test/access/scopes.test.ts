@@ -51,6 +51,7 @@ describe('scopes', () => {
       scopes: granted,
       plan: 'free',
       promo: false,
+      expiresAt: null,
     });
     for (const scope of scopes) expect(hasScope(principal(['admin']), scope)).toBe(true);
     expect(hasScope(principal(['bookings:write']), 'bookings:read')).toBe(false);

@@ -91,7 +91,7 @@ describe('api_key.usage_alert webhooks', () => {
   it('fire once per window when two instances sharing a database both see the threshold crossed', async () => {
     now = new Date('2026-10-31T19:00:10Z');
     const first = await startTestServer({ clock: () => now, config: { ANALYTICS_FLUSH_MS: 50, WEBHOOK_POLL_MS: 50 } });
-    const second = createApp({ config: first.app.services.config, database: first.database, clock: () => now, logger: pino({ level: 'silent' }) });
+    const second = createApp({ config: first.app.services.config, database: first.database, secrets: first.app.services.secrets, clock: () => now, logger: pino({ level: 'silent' }) });
     const receiver = await startReceiver();
     try {
       const secondUrl = await second.listen(0, '127.0.0.1');

@@ -96,6 +96,23 @@ describe('Idempotency-Key', () => {
     expect(events).toBe(1);
   });
 
+  it('replays the first answer, not the booking as a PATCH and a cancel left it', async () => {
+    const body = { service_id: await createService(server, 5), start_time: futureSlot(15), customer };
+    const headers = { 'idempotency-key': 'order-4712' };
+    const first = await call('POST', '/v1/bookings', body, headers);
+    expect(first.status).toBe(201);
+    const moved = await call('PATCH', `/v1/bookings/${first.body.id}`, { start_time: futureSlot(16), customer: { name: 'Ada King' } });
+    expect(moved.body.start_time).toBe(futureSlot(16));
+    expect((await call('DELETE', `/v1/bookings/${first.body.id}`)).body.status).toBe('cancelled');
+
+    const replay = await call('POST', '/v1/bookings', body, headers);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.headers.get('location')).toBe(first.headers.get('location'));
+    expect(replay.body).toEqual(first.body);
+    expect(replay.body).toMatchObject({ status: 'confirmed', start_time: futureSlot(15), customer, cancelled_at: null });
+  });
+
   it('makes one booking from concurrent retries with one key', async () => {
     const body = { service_id: serviceId, start_time: futureSlot(13), customer };
     const responses = await Promise.all(

@@ -40,6 +40,25 @@ describe('GraphQL bookings', () => {
     expect(reused.errors![0]!.extensions.code).toBe('idempotency_key_reused');
   });
 
+  it('replays the first answer, not the booking as updateBooking and cancelBooking left it', async () => {
+    const input = { serviceId, startTime: futureSlot(7), customer };
+    const first = await createBooking(input, 'gql-key-2');
+    expect(first.errors).toBeUndefined();
+    const { id } = first.data!['createBooking'].booking;
+    const otherService = await createService(server, 3);
+    const moved = await graphql(call, `mutation ($id: ID!, $input: UpdateBookingInput!) { updateBooking(id: $id, input: $input) { ${bookingFields} } }`, {
+      id,
+      input: { serviceId: otherService, startTime: futureSlot(8), customer: { name: 'Ada King' } },
+    });
+    expect(moved.data!['updateBooking']).toMatchObject({ serviceId: otherService, service: { id: otherService } });
+    expect((await graphql(call, 'mutation ($id: ID!) { cancelBooking(id: $id) { status } }', { id })).data!['cancelBooking'].status).toBe('cancelled');
+
+    const again = await createBooking(input, 'gql-key-2');
+    expect(again.errors).toBeUndefined();
+    expect(again.data!['createBooking']).toEqual({ ...first.data!['createBooking'], replayed: true });
+    expect(again.data!['createBooking'].booking).toMatchObject({ status: 'confirmed', serviceId, startTime: input.startTime, service: { id: serviceId } });
+  });
+
   it('reports the same field errors as REST, in GraphQL names', async () => {
     const input = { serviceId: 'svc_unknown', startTime: '2027-10-31T19:00:00+01:00', customer: { name: '', email: 'nope' } };
     const viaGraphql = await createBooking(input);

@@ -3,6 +3,7 @@ import { prepareDatabase } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/connection.js';
 import { openTestDatabase } from '../support/database.js';
+import { testSecretsKey } from '../support/secrets.js';
 import { requireService } from '../support/services.js';
 
 const postgresUrl = await requireService('postgres');
@@ -19,6 +20,7 @@ describe.skipIf(!postgresUrl)('instances starting together on an empty PostgreSQ
     const config = loadConfig({
       DATABASE_URL: empty.config.url,
       SEED_ON_START: 'always',
+      SECRETS_KEY: testSecretsKey,
       ADMIN_API_KEY: 'key_operator0001.sk_a_long_enough_operator_secret_0001',
     });
     const lines: string[] = [];

@@ -3,15 +3,17 @@ import type { AddressInfo } from 'node:net';
 import { createApiKey } from '../../src/access/keys.js';
 import type { Database } from '../../src/db/connection.js';
 import { newId } from '../../src/shared/ids.js';
+import { createSecretBox } from '../../src/shared/secrets.js';
 import { openTestDatabase } from '../support/database.js';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
 import { postgresUrlOf } from '../access/processes.js';
+import { testSecretsKey } from '../support/secrets.js';
 
 /** A seeded PostgreSQL database for server processes, with one account's key and a bookable service. */
 export async function openEventsDatabase(postgresUrl: string) {
   const database: Database = await openTestDatabase({ seeded: true, poolSize: 2, postgresUrl });
   const account = await database.prisma.account.create({ data: { id: newId('account'), name: 'Events cluster' } });
-  const { key } = await createApiKey(database.prisma, {
+  const { key } = await createApiKey(database.prisma, createSecretBox(Buffer.from(testSecretsKey, 'base64')), {
     accountId: account.id,
     plan: 'business',
     scopes: ['bookings:read', 'bookings:write', 'webhooks:manage'],

@@ -124,7 +124,7 @@ describe('destinations', () => {
   it('refuses private, loopback and link-local URLs unless WEBHOOK_ALLOW_PRIVATE is on', async () => {
     const strict = await startTestServer({ config: { WEBHOOK_ALLOW_PRIVATE: false } });
     try {
-      const strictCall = apiClient(strict.url, (await strict.createKey({ scopes: ['webhooks:manage'] })).key);
+      const strictCall = apiClient(strict.url, (await strict.createKey({ scopes: ['webhooks:manage', 'bookings:read'] })).key);
       for (const url of ['http://127.0.0.1:9/x', 'http://10.1.2.3/x', 'http://169.254.169.254/latest', 'http://[::1]/x', 'http://localhost/x']) {
         const response = await strictCall('POST', '/v1/webhook_endpoints', { url });
         expect(response.status, url).toBe(422);

@@ -53,6 +53,35 @@ describe('/metrics', () => {
     expect(after.map((count, index) => count - before[index]!)).toEqual([2, 1, 1, 2]);
   });
 
+  it('labels GraphQL requests only by operations that ran, with short names, and stays small whatever names clients send', async () => {
+    // Promo keys are not rate limited: hundreds of requests go through.
+    const { key } = await server.createKey({ promo: true });
+    const call = apiClient(server.url, key);
+    const hugeName = 'N'.repeat(900_000);
+    // Names of operations that did not run (absent from the document, or the document is refused) are never labels.
+    await call('POST', '/graphql', { query: 'query Real { __typename }', operationName: 'Absent' });
+    await call('POST', '/graphql', { query: 'query Broken { __typename', operationName: 'Broken' });
+    await call('POST', '/graphql', { query: '{ __typename }', operationName: hugeName });
+    expect((await call('POST', '/graphql', { query: `query ${hugeName} { __typename }` })).status).toBe(200);
+    await call('POST', '/graphql', { query: `query ${'L'.repeat(65)} { __typename }` });
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    for (const name of ['Absent', 'Broken', 'Real', 'NNNN', 'L'.repeat(65)]) expect(text).not.toContain(`graphql:${name}`);
+    expect(await sample('hallowgate_http_requests_total', { route: 'graphql:other', status_class: '2xx' })).toBeGreaterThanOrEqual(3);
+
+    // Hundreds of distinct names that did run: labels stay bounded, and /metrics small.
+    for (let batch = 0; batch < 6; batch++) {
+      await Promise.all(Array.from({ length: 50 }, (_, index) => call('POST', '/graphql', { query: `query Junk${batch * 50 + index} { __typename }` })));
+    }
+    const metrics = await fetch(`${server.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    const exposition = await metrics.text();
+    expect(Buffer.byteLength(exposition)).toBeLessThan(1_000_000);
+    const labels = new Set([...exposition.matchAll(/route="(graphql:[^"]*)"/g)].map((match) => match[1]));
+    expect(labels.size).toBeLessThanOrEqual(201);
+    expect(labels.has('graphql:other')).toBe(true);
+    expect([...labels].filter((label) => label?.startsWith('graphql:Junk')).length).toBeGreaterThan(100);
+  });
+
   it('counts rate-limit rejections by plan', async () => {
     const { key } = await server.createKey({ plan: 'free' });
     const call = apiClient(server.url, key);

@@ -1,4 +1,5 @@
-import { pino } from 'pino';
+import { randomUUID } from 'node:crypto';
+import { pino, type DestinationStream } from 'pino';
 import { createApp, type App } from '../../src/app.js';
 import { createApiKey, type NewApiKey } from '../../src/access/keys.js';
 import type { Scope } from '../../src/access/principal.js';
@@ -7,7 +8,9 @@ import type { Database } from '../../src/db/connection.js';
 import type { Plan, PrismaClient } from '../../src/generated/prisma/client.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { newId } from '../../src/shared/ids.js';
+import { createSecretBox } from '../../src/shared/secrets.js';
 import { openTestDatabase } from './database.js';
+import { testSecretsKey } from './secrets.js';
 
 export interface TestServerOptions {
   /** Start from the seeded directory (categories, events, attractions, services). */
@@ -18,6 +21,8 @@ export interface TestServerOptions {
   onQuery?: (sql: string) => void;
   /** Run on this PostgreSQL server even when the suite's default is PGlite (from requireService). */
   postgresUrl?: string;
+  /** Where the server's log lines go (at config LOG_LEVEL) instead of stdout. */
+  logStream?: DestinationStream;
 }
 
 export interface CreateKeyOptions extends Partial<Omit<NewApiKey, 'scopes' | 'plan'>> {
@@ -39,7 +44,7 @@ export interface TestServer {
 /** A real server on an ephemeral port over its own fresh database (PGlite, or PostgreSQL when TEST_DATABASE_URL is set). */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const config = {
-    ...loadConfig({ LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent', WEBHOOK_ALLOW_PRIVATE: '1', ...redisFromEnvironment() }),
+    ...loadConfig({ LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent', WEBHOOK_ALLOW_PRIVATE: '1', SECRETS_KEY: testSecretsKey, ...redisFromEnvironment() }),
     ...options.config,
   };
   const database = await openTestDatabase({
@@ -48,10 +53,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.onQuery ? { onQuery: options.onQuery } : {}),
     ...(options.postgresUrl ? { postgresUrl: options.postgresUrl } : {}),
   });
+  const secrets = createSecretBox(config.SECRETS_KEY!);
   const app = createApp({
     config,
     database,
-    logger: pino({ level: config.LOG_LEVEL }),
+    secrets,
+    logger: options.logStream ? pino({ level: config.LOG_LEVEL }, options.logStream) : pino({ level: config.LOG_LEVEL }),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const url = await app.listen(0, '127.0.0.1');
@@ -70,7 +77,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     createAccount,
     async createKey(keyOptions = {}) {
       const accountId = keyOptions.accountId ?? (await createAccount());
-      const { record, key, signingSecret } = await createApiKey(prisma, {
+      const { record, key, signingSecret } = await createApiKey(prisma, secrets, {
         ...keyOptions,
         accountId,
         plan: keyOptions.plan ?? 'business',
@@ -88,5 +95,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 /** Tests share Redis only when TEST_REDIS_URL is set (the CI run against real services). */
 function redisFromEnvironment(): { REDIS_URL?: string } {
   const url = process.env['TEST_REDIS_URL'];
-  return url ? { REDIS_URL: url } : {};
+  if (!url) return {};
+  // Each server is a deployment of its own: counters keyed by client address (failed
+  // authentications) must not leak between test files that all connect from 127.0.0.1.
+  const own = new URL(url);
+  own.searchParams.set('keyPrefix', `test-${randomUUID()}:`);
+  return { REDIS_URL: own.toString() };
 }

@@ -6,17 +6,24 @@ import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../../shared/errors.js';
 
-/** Ranges a webhook must never reach: the server's own network and cloud metadata services. */
-const forbiddenRanges = new Set([
-  'unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'private', 'uniqueLocal', 'carrierGradeNat', 'reserved', 'ipv4Mapped',
-]);
+/** Global unicast IPv6 (2000::/3): every other IPv6 block is local, special or embeds an IPv4 address. */
+const globalUnicastIPv6 = ipaddr.parseCIDR('2000::/3');
 
-function isForbidden(address: string): boolean {
+/**
+ * Whether a webhook may connect to `address`: only global unicast addresses pass (an allow-list, so
+ * a form nobody thought of is refused). An IPv4-mapped address is judged by the IPv4 it maps to;
+ * the other IPv6 forms that embed or translate to an IPv4 address (IPv4-compatible, NAT64, 6to4,
+ * Teredo, SIIT) are not 'unicast' ranges, so they are refused outright.
+ */
+function isPublicAddress(address: string): boolean {
   const parsed = ipaddr.parse(address);
-  const range = parsed.range();
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return isForbidden((parsed as ipaddr.IPv6).toIPv4Address().toString());
-  return forbiddenRanges.has(range);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const ipv6 = parsed as ipaddr.IPv6;
+  if (ipv6.isIPv4MappedAddress()) return isPublicAddress(ipv6.toIPv4Address().toString());
+  return ipv6.range() === 'unicast' && ipv6.match(globalUnicastIPv6);
 }
+
+const forbiddenAddressMessage = 'The host resolves to a forbidden address (only public addresses can receive webhooks).';
 
 function invalidUrl(message: string): AppError {
   return new AppError('validation_failed', message, { fieldErrors: [{ field: 'url', code: 'invalid', message }] });
@@ -36,7 +43,7 @@ export function parseWebhookUrl(text: string): URL {
   return url;
 }
 
-/** Refuses URLs whose host resolves to a private, loopback or link-local address (checked when an endpoint is saved). */
+/** Refuses URLs whose host resolves to anything but public addresses (checked when an endpoint is saved). */
 export async function assertPublicDestination(url: URL, allowPrivate: boolean): Promise<void> {
   if (allowPrivate) return;
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -46,9 +53,7 @@ export async function assertPublicDestination(url: URL, allowPrivate: boolean): 
   } catch {
     throw invalidUrl(`url's host ${host} does not resolve.`);
   }
-  if (addresses.length === 0 || addresses.some(isForbidden)) {
-    throw invalidUrl(`url's host ${host} resolves to a private, loopback or link-local address.`);
-  }
+  if (addresses.length === 0 || !addresses.every(isPublicAddress)) throw invalidUrl(forbiddenAddressMessage);
 }
 
 /**
@@ -59,14 +64,36 @@ export async function assertPublicDestination(url: URL, allowPrivate: boolean): 
 const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   lookupCallback(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
-    const forbidden = addresses.find((entry) => isForbidden(entry.address));
-    if (addresses.length === 0 || forbidden) {
-      return callback(Object.assign(new Error(`${hostname} resolves to a forbidden address${forbidden ? ` (${forbidden.address})` : ''}.`), { code: 'EFORBIDDEN' }), []);
+    if (addresses.length === 0 || !addresses.every((entry) => isPublicAddress(entry.address))) {
+      return callback(Object.assign(new Error(forbiddenAddressMessage), { code: 'EFORBIDDEN' }), []);
     }
     if (options.all) return callback(null, addresses);
     callback(null, addresses[0]!.address, addresses[0]!.family);
   });
 };
+
+const failureTexts: Record<string, string> = {
+  EFORBIDDEN: forbiddenAddressMessage,
+  ENOTFOUND: 'The host does not resolve.',
+  EAI_AGAIN: 'The host could not be resolved (temporary DNS failure).',
+  ECONNREFUSED: 'The connection was refused.',
+  ECONNRESET: 'The connection was reset.',
+  EHOSTUNREACH: 'The host is unreachable.',
+  ENETUNREACH: 'The network is unreachable.',
+  ETIMEDOUT: 'The connection timed out.',
+  EPIPE: 'The connection was closed while sending.',
+};
+
+/**
+ * What a failed request is recorded (and shown to the client) as. Node's own messages name the
+ * address connected to ("connect ECONNREFUSED 10.0.0.5:443"), which would tell a client what its
+ * host resolves to inside our network, so only the error code is kept.
+ */
+export function describeDeliveryFailure(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return 'The request failed.';
+  return failureTexts[code] ?? `The request failed (${code}).`;
+}
 
 /**
  * POSTs a webhook and resolves with the response status (the body is drained, unread). Redirects are
@@ -75,8 +102,8 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
 export function postWebhook(url: URL, headers: Record<string, string>, body: string, options: { allowPrivate: boolean; signal: AbortSignal }): Promise<number> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // An IP literal is connected to without a lookup, so it is checked here.
-  if (!options.allowPrivate && ipaddr.isValid(host) && isForbidden(host)) {
-    return Promise.reject(new Error(`${host} is a forbidden address.`));
+  if (!options.allowPrivate && ipaddr.isValid(host) && !isPublicAddress(host)) {
+    return Promise.reject(Object.assign(new Error(forbiddenAddressMessage), { code: 'EFORBIDDEN' }));
   }
   return new Promise((resolve, reject) => {
     const request = (url.protocol === 'https:' ? https : http).request(

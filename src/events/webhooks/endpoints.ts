@@ -1,15 +1,19 @@
 import { z } from 'zod';
 import type { WebhookDelivery, WebhookEndpoint } from '../../generated/prisma/client.js';
 import type { Context } from '../../graphql/context.js';
+import { hasScope } from '../../access/principal.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { parseInput } from '../../shared/validation.js';
-import { webhookEventTypes } from '../kinds.js';
+import { bookingEventTypes, webhookEventTypes, type WebhookEventType } from '../kinds.js';
 import { assertPublicDestination, parseWebhookUrl } from './destination.js';
 import { newWebhookSecret } from './signing.js';
 
 /** How long the secret replaced by a rotation keeps signing beside the new one. */
 const rotationOverlapMs = 24 * 3_600_000;
+
+/** Endpoints (not deleted) one account may have. */
+export const maxEndpointsPerAccount = 16;
 
 const eventList = z.array(z.enum(webhookEventTypes), { error: `events lists event kinds: ${webhookEventTypes.join(', ')}.` }).max(webhookEventTypes.length);
 const description = z.string().max(500, 'description is at most 500 characters.');
@@ -34,6 +38,20 @@ function accountOf(context: Context): string {
   return context.principal!.accountId;
 }
 
+/**
+ * Booking events carry customers' names and emails, so an endpoint that receives them (an empty
+ * list means every kind) may only be aimed by a key that could read bookings itself.
+ */
+function requireScopeForEvents(context: Context, events: readonly WebhookEventType[]): void {
+  const receivesBookings = events.length === 0 || events.some((kind) => (bookingEventTypes as readonly string[]).includes(kind));
+  if (receivesBookings && !hasScope(context.principal, 'bookings:read')) {
+    throw new AppError(
+      'insufficient_scope',
+      'An endpoint that receives booking events (events empty, or any booking.* kind) needs the bookings:read scope besides webhooks:manage.',
+    );
+  }
+}
+
 async function checkedUrl(context: Context, text: string): Promise<string> {
   const parsed = parseWebhookUrl(text);
   await assertPublicDestination(parsed, context.services.config.WEBHOOK_ALLOW_PRIVATE);
@@ -49,23 +67,37 @@ export async function findOwnEndpoint(context: Context, id: string): Promise<Web
 /** Creates an endpoint; the returned secret is the only time it is shown. */
 export async function createEndpoint(context: Context, rawInput: unknown): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const input = parseInput(createSchema, withoutNulls(rawInput as object));
+  const events = input.events ?? [];
+  requireScopeForEvents(context, events);
+  const url = await checkedUrl(context, input.url);
+  const accountId = accountOf(context);
   const secret = newWebhookSecret();
-  const endpoint = await context.prisma.webhookEndpoint.create({
-    data: {
-      id: newId('webhookEndpoint'),
-      accountId: accountOf(context),
-      url: await checkedUrl(context, input.url),
-      events: input.events ?? [],
-      description: input.description ?? null,
-      secret,
-    },
+  const endpoint = await context.prisma.$transaction(async (tx) => {
+    // The account row's lock makes concurrent creations take turns, so two cannot both take the last place.
+    await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+    const existing = await tx.webhookEndpoint.count({ where: { accountId, deletedAt: null } });
+    if (existing >= maxEndpointsPerAccount) {
+      throw new AppError('too_many_endpoints', `An account has at most ${maxEndpointsPerAccount} webhook endpoints; delete one before creating another.`);
+    }
+    return tx.webhookEndpoint.create({
+      data: {
+        id: newId('webhookEndpoint'),
+        accountId,
+        url,
+        events,
+        description: input.description ?? null,
+        secret: context.services.secrets.seal(secret),
+      },
+    });
   });
   return { endpoint, secret };
 }
 
 export async function updateEndpoint(context: Context, id: string, rawInput: unknown): Promise<WebhookEndpoint> {
   const input = parseInput(updateSchema, withoutNulls(rawInput as object));
-  await findOwnEndpoint(context, id);
+  const current = await findOwnEndpoint(context, id);
+  // Aiming an endpoint that receives booking events elsewhere is as good as registering one.
+  if (input.events !== undefined || input.url !== undefined) requireScopeForEvents(context, input.events ?? (current.events as WebhookEventType[]));
   return context.prisma.webhookEndpoint.update({
     where: { id },
     data: {
@@ -95,7 +127,7 @@ export async function rotateEndpointSecret(context: Context, id: string): Promis
   const endpoint = await context.prisma.webhookEndpoint.update({
     where: { id },
     data: {
-      secret,
+      secret: context.services.secrets.seal(secret),
       previousSecret: current.secret,
       previousSecretExpiresAt: new Date(context.services.clock().getTime() + rotationOverlapMs),
     },

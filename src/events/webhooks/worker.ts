@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { Prisma, type PrismaClient, type WebhookEndpoint } from '../../generated/prisma/client.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { postWebhook } from './destination.js';
+import type { SecretBox } from '../../shared/secrets.js';
+import { describeDeliveryFailure, postWebhook } from './destination.js';
 import { signatureHeader } from './signing.js';
 
 export interface DeliveryWorkerOptions {
@@ -15,7 +16,15 @@ export interface DeliveryWorkerOptions {
   timeoutMs: number;
   disableAfterMs: number;
   allowPrivate: boolean;
-  batchSize?: number;
+  /** Decrypts the endpoints' signing secrets. */
+  secrets: SecretBox;
+  /** Attempts this instance runs at once. */
+  concurrency: number;
+  /**
+   * Attempts one account may have under way at once, over all instances (counted from the leases
+   * in the database), so an account whose endpoints hang cannot take every slot.
+   */
+  concurrencyPerAccount: number;
 }
 
 interface ClaimedDelivery {
@@ -49,36 +58,59 @@ export function parseSchedule(text: string): number[] {
  * with FOR UPDATE SKIP LOCKED, so instances never send one attempt twice, and a crashed instance's
  * attempt is claimed again once its lease ends, with the same webhook-id. Per endpoint, only the
  * oldest pending delivery is claimable, so each endpoint receives events in log order.
+ *
+ * Claims are made whenever a slot frees (and every pollMs), never waiting for a batch to finish, so
+ * a slow endpoint holds one slot, not the queue; and each account has at most
+ * concurrencyPerAccount attempts leased at once, so the other accounts always find slots.
  */
 export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const { prisma, logger, clock } = options;
-  const batchSize = options.batchSize ?? 25;
-  const inFlight = new Set<Promise<void>>();
+  /** Attempts under way here, by delivery id. */
+  const inFlight = new Map<string, Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
   let running = false;
+  let claiming: Promise<void> | undefined;
+  /** A slot freed (or the poll came) while a claim was running: claim again after it. */
+  let claimAgain = false;
 
-  async function claim(): Promise<ClaimedDelivery[]> {
+  async function claim(limit: number): Promise<ClaimedDelivery[]> {
     const now = clock();
     const leaseUntil = new Date(now.getTime() + options.timeoutMs + leaseMarginMs);
-    // Heads come from the pending rows only (not each endpoint's history), so a claim costs the same
-    // however many deliveries an endpoint has had; the row conditions are checked again on the
-    // locked row, so a delivery another instance has just claimed is left alone.
-    return prisma.$queryRaw<ClaimedDelivery[]>`
-      UPDATE webhook_deliveries SET locked_until = ${leaseUntil}, attempt_count = attempt_count + 1
-      WHERE id IN (
-        SELECT d.id FROM webhook_deliveries d
-        WHERE d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until <= ${now})
-          AND d.id IN (
-            SELECT head.id FROM (
-              SELECT DISTINCT ON (endpoint_id) id, endpoint_id, seq, next_attempt_at, locked_until
-              FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id, seq) head
-            JOIN webhook_endpoints e ON e.id = head.endpoint_id
-            WHERE e.enabled AND e.deleted_at IS NULL AND head.next_attempt_at <= ${now}
-              AND (head.locked_until IS NULL OR head.locked_until <= ${now})
-            ORDER BY head.next_attempt_at, head.seq
-            LIMIT ${batchSize})
-        FOR UPDATE SKIP LOCKED)
-      RETURNING id, endpoint_id, message_id, payload, attempt_count, locked_until`;
+    return prisma.$transaction(async (tx) => {
+      // Claims take turns across instances, so each one counts the leases the others have committed
+      // and no account goes over its share.
+      await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('hallowgate:webhook-claim'))::text`;
+      // Heads come from the pending rows only (not each endpoint's history), so a claim costs the
+      // same however many deliveries an endpoint has had; the row conditions are checked again on
+      // the locked row, so a delivery another instance has just claimed is left alone.
+      return tx.$queryRaw<ClaimedDelivery[]>`
+        UPDATE webhook_deliveries SET locked_until = ${leaseUntil}, attempt_count = attempt_count + 1
+        WHERE id IN (
+          SELECT d.id FROM webhook_deliveries d
+          WHERE d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until <= ${now})
+            -- Never this instance's own attempts, even if the clock jumped past their lease.
+            AND NOT d.id = ANY(${[...inFlight.keys()]})
+            AND d.id IN (
+              SELECT due.id FROM (
+                SELECT head.id, head.next_attempt_at, head.seq, coalesce(leased.count, 0) AS leased,
+                  row_number() OVER (PARTITION BY e.account_id ORDER BY head.next_attempt_at, head.seq) AS place
+                FROM (
+                  SELECT DISTINCT ON (endpoint_id) id, endpoint_id, seq, next_attempt_at, locked_until
+                  FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id, seq) head
+                JOIN webhook_endpoints e ON e.id = head.endpoint_id
+                LEFT JOIN (
+                  SELECT le.account_id, count(*) AS count
+                  FROM webhook_deliveries ld JOIN webhook_endpoints le ON le.id = ld.endpoint_id
+                  WHERE ld.status = 'pending' AND ld.locked_until > ${now}
+                  GROUP BY le.account_id) leased ON leased.account_id = e.account_id
+                WHERE e.enabled AND e.deleted_at IS NULL AND head.next_attempt_at <= ${now}
+                  AND (head.locked_until IS NULL OR head.locked_until <= ${now})) due
+              WHERE due.leased + due.place <= ${options.concurrencyPerAccount}
+              ORDER BY due.next_attempt_at, due.seq
+              LIMIT ${limit})
+          FOR UPDATE SKIP LOCKED)
+        RETURNING id, endpoint_id, message_id, payload, attempt_count, locked_until`;
+    });
   }
 
   async function send(endpoint: WebhookEndpoint, delivery: ClaimedDelivery, deadline: AbortSignal) {
@@ -89,13 +121,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       'user-agent': 'hallowgate-webhooks/1',
       'webhook-id': delivery.message_id,
       'webhook-timestamp': String(Math.floor(started.getTime() / 1000)),
-      'webhook-signature': signatureHeader(endpoint, delivery.message_id, started, body),
+      'webhook-signature': signatureHeader(endpoint, options.secrets, delivery.message_id, started, body),
     };
     try {
       const status = await postWebhook(new URL(endpoint.url), headers, body, { allowPrivate: options.allowPrivate, signal: deadline });
       return { ok: status >= 200 && status < 300, responseStatus: status, error: null };
     } catch (error) {
-      const message = deadline.aborted ? `No answer within ${options.timeoutMs} ms.` : error instanceof Error ? error.message : String(error);
+      const message = deadline.aborted ? `No answer within ${options.timeoutMs} ms.` : describeDeliveryFailure(error);
       return { ok: false, responseStatus: null, error: message };
     }
   }
@@ -108,7 +140,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const outcome = await send(endpoint, delivery, deadline);
     const now = clock();
     const retryAfter = options.retrySchedule[delivery.attempt_count - 1];
-    const finished = outcome.ok || retryAfter === undefined;
+    // 410 Gone: the receiver says the endpoint is no more, so it is disabled rather than retried.
+    const gone = outcome.responseStatus === 410;
+    const finished = outcome.ok || gone || retryAfter === undefined;
     await prisma.$transaction(async (tx) => {
       // Only the holder of the lease records the outcome.
       const { count } = await tx.webhookDelivery.updateMany({
@@ -136,45 +170,72 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
         return;
       }
       const failingSince = endpoint.failingSince ?? now;
-      const disable = now.getTime() - failingSince.getTime() >= options.disableAfterMs;
+      const disabledReason = gone
+        ? 'The endpoint answered 410 Gone.'
+        : now.getTime() - failingSince.getTime() >= options.disableAfterMs
+          ? `No successful delivery since ${failingSince.toISOString()}.`
+          : null;
       await tx.webhookEndpoint.update({
         where: { id: endpoint.id },
-        data: {
-          failingSince,
-          ...(disable ? { enabled: false, disabledReason: `No successful delivery since ${failingSince.toISOString()}.` } : {}),
-        },
+        data: { failingSince, ...(disabledReason ? { enabled: false, disabledReason } : {}) },
       });
     });
     if (!outcome.ok) logger.info({ delivery: delivery.id, endpoint: endpoint.id, attempt: delivery.attempt_count, ...outcome }, 'webhook attempt failed');
   }
 
-  async function tick() {
-    timer = undefined;
+  function launch(delivery: ClaimedDelivery) {
+    const attempted: Promise<void> = attempt(delivery)
+      .catch((error: unknown) => logger.error({ err: error, delivery: delivery.id }, 'webhook attempt crashed'))
+      .finally(() => {
+        inFlight.delete(delivery.id);
+        fill();
+      });
+    inFlight.set(delivery.id, attempted);
+  }
+
+  /** Claims deliveries until this instance's slots are full or nothing more is due. */
+  function fill() {
     if (!running) return;
-    let claimed: ClaimedDelivery[] = [];
-    try {
-      claimed = await claim();
-      const batch = Promise.all(claimed.map((delivery) => attempt(delivery).catch((error: unknown) => logger.error({ err: error, delivery: delivery.id }, 'webhook attempt crashed')))).then(() => undefined);
-      inFlight.add(batch);
-      await batch;
-      inFlight.delete(batch);
-    } catch (error) {
-      if (!(error instanceof Prisma.PrismaClientKnownRequestError)) logger.error({ err: error }, 'webhook claim failed');
+    if (claiming) {
+      claimAgain = true;
+      return;
     }
-    if (running) timer = setTimeout(() => void tick(), claimed.length === batchSize ? 0 : options.pollMs);
+    claiming = (async () => {
+      do {
+        claimAgain = false;
+        while (running && inFlight.size < options.concurrency) {
+          const free = options.concurrency - inFlight.size;
+          const claimed = await claim(free);
+          for (const delivery of claimed) launch(delivery);
+          if (claimed.length < free) break;
+        }
+      } while (running && claimAgain && inFlight.size < options.concurrency);
+    })()
+      .catch((error: unknown) => {
+        if (!(error instanceof Prisma.PrismaClientKnownRequestError)) logger.error({ err: error }, 'webhook claim failed');
+      })
+      .finally(() => {
+        claiming = undefined;
+      });
+  }
+
+  function poll() {
+    fill();
+    if (running) timer = setTimeout(poll, options.pollMs);
   }
 
   return {
     start() {
       if (running) return;
       running = true;
-      timer = setTimeout(() => void tick(), 0);
+      poll();
     },
     /** Stops claiming and waits for the attempts already under way. */
     async stop() {
       running = false;
       if (timer) clearTimeout(timer);
-      await Promise.all(inFlight);
+      await claiming;
+      await Promise.all(inFlight.values());
     },
   };
 }

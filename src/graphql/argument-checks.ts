@@ -1,0 +1,99 @@
+import SchemaBuilder, { BasePlugin, decodeBase64, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
+import { AppError } from '../shared/errors.js';
+import { idKindOf } from '../shared/ids.js';
+
+/**
+ * Checks every field's arguments before anything reads them, for GraphQL and REST alike (REST runs
+ * the same schema): cursors must be ones this API issued, and text must be storable in PostgreSQL.
+ * Argument mappers also run where plugin-prisma plans nested connections, so a cursor deep in a
+ * query is checked before the root field's database query is built.
+ */
+
+/** Marks the `after`/`before` arguments of connections (set through the relay options). */
+export const cursorArgument = 'hallowgateCursor';
+
+/** What an issued cursor decodes to: plugin-prisma's string chunk of a record id. */
+const issuedCursor = /^GPC:S:(.*)$/s;
+
+function isIssuedCursor(cursor: string): boolean {
+  let decoded: string;
+  try {
+    decoded = decodeBase64(cursor);
+  } catch {
+    return false;
+  }
+  const id = issuedCursor.exec(decoded)?.[1];
+  return id !== undefined && idKindOf(id) !== undefined;
+}
+
+function checkCursor(argument: string, value: unknown) {
+  if (typeof value === 'string' && !isIssuedCursor(value)) {
+    throw new AppError('invalid_parameter', 'The cursor is not one this API issued.', {
+      fieldErrors: [{ field: argument, code: 'invalid', message: 'Use the cursor of a previous page.' }],
+    });
+  }
+}
+
+/** The dotted path of the first string holding a NUL (PostgreSQL text cannot store one), if any. */
+function pathOfNul(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = pathOfNul(item, path);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  // Input objects only: the schema has no recursive input types, so this stays shallow.
+  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    for (const [key, entry] of Object.entries(value)) {
+      const found = pathOfNul(entry, path ? `${path}.${key}` : key);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** A NUL in an input object (a body) is a validation failure; in a plain argument, a bad parameter. */
+function checkText(argument: string, value: unknown) {
+  const isInputObject = value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
+  const field = pathOfNul(value, isInputObject ? '' : argument);
+  if (field === undefined) return;
+  const fieldErrors = [{ field, code: 'invalid_character', message: `${field} must not contain NUL (U+0000) characters.` }];
+  throw isInputObject
+    ? new AppError('validation_failed', `${field} must not contain NUL (U+0000) characters.`, { fieldErrors })
+    : new AppError('invalid_parameter', `${field} must not contain NUL (U+0000) characters.`, { fieldErrors });
+}
+
+export class ArgumentChecksPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
+  override onOutputFieldConfig(fieldConfig: PothosOutputFieldConfig<Types>): PothosOutputFieldConfig<Types> {
+    const argumentNames = Object.keys(fieldConfig.args);
+    if (argumentNames.length === 0) return fieldConfig;
+    // Global ids (node, nodes) take any text: an id naming nothing resolves to null.
+    const textArguments = argumentNames.filter((name) => !fieldConfig.args[name]!.extensions?.['isRelayGlobalID']);
+    const cursorArguments = argumentNames.filter((name) => fieldConfig.args[name]!.extensions?.[cursorArgument]);
+    return {
+      ...fieldConfig,
+      argMappers: [
+        ...(fieldConfig.argMappers ?? []),
+        (args) => {
+          for (const name of cursorArguments) checkCursor(name, args[name]);
+          for (const name of textArguments) checkText(name, args[name]);
+          return args;
+        },
+      ],
+    };
+  }
+}
+
+declare global {
+  export namespace PothosSchemaTypes {
+    export interface Plugins<Types extends SchemaTypes> {
+      argumentChecks: ArgumentChecksPlugin<Types>;
+    }
+  }
+}
+
+SchemaBuilder.registerPlugin('argumentChecks', ArgumentChecksPlugin);
+
+export default 'argumentChecks' as const;

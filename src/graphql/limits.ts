@@ -1,0 +1,198 @@
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { createComplexityRule } from '@pothos/plugin-complexity';
+import {
+  getNamedType,
+  getNullableType,
+  GraphQLError,
+  Lexer,
+  Source,
+  TokenKind,
+  isListType,
+  Kind,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
+  type ASTVisitFn,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+  type ExecutionArgs,
+  type ExecutionResult,
+  validate,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { AppError } from '../shared/errors.js';
+import { complexityLimits, listMultiplier } from './builder.js';
+
+/**
+ * Limits every GraphQL document meets before it runs (with the cost, depth and breadth limits in
+ * builder.ts). Tokens and nesting (of braces, brackets and parentheses) are counted by the lexer
+ * before the parser, which recurses, sees the document; aliases stop one cheap field from being
+ * asked many times over; directives likewise.
+ */
+export const documentLimits = { tokens: 2000, nesting: 64, aliases: 30, directives: 20 };
+
+/** Largest answer sent; the limits above keep real answers far below it, this is the last safety net. */
+export const maxAnswerBytes = 10_000_000;
+
+/** The error of a document or answer over a limit; refused before it runs, it answers 400 over HTTP. */
+export function queryTooComplex(message: string): GraphQLError {
+  return new GraphQLError(message, { originalError: new AppError('query_too_complex', message), extensions: { code: 'query_too_complex' } });
+}
+
+const armorPrefix = /^Syntax Error: /;
+
+const opening = new Set<string>([TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L]);
+const closing = new Set<string>([TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R]);
+
+/** Reads the document's tokens without recursion, refusing it past the token or nesting limit. */
+function checkTokens(source: string | Source): void {
+  const lexer = new Lexer(typeof source === 'string' ? new Source(source) : source);
+  let tokens = 0;
+  let nesting = 0;
+  for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
+    if (++tokens > documentLimits.tokens) throw queryTooComplex(`The document has more than ${documentLimits.tokens} tokens.`);
+    if (opening.has(token.kind) && ++nesting > documentLimits.nesting) throw queryTooComplex(`The document nests deeper than ${documentLimits.nesting} levels.`);
+    if (closing.has(token.kind)) nesting--;
+  }
+}
+
+/** Armor's validation rules report here, always with their validation context. */
+function refuse(context: ValidationContext | null, error: GraphQLError): void {
+  context?.reportError(queryTooComplex(error.message.replace(armorPrefix, '')));
+}
+
+interface IntrospectionWalk {
+  schema: GraphQLSchema;
+  fragments: Record<string, FragmentDefinitionNode>;
+  /** Fragments being walked, so a cycle (refused by validation anyway) cannot loop forever. */
+  active: Set<string>;
+}
+
+/**
+ * Cost of the introspection parts of a selection (`__schema`, `__type` and below), by the same rule
+ * as every other field: 1 per field, times the list multiplier for each list it is under. The
+ * complexity plugin counts `__schema` itself as one field and does not look inside.
+ */
+function introspectionCost(walk: IntrospectionWalk, selectionSet: SelectionSetNode, parentType: GraphQLCompositeType, inside: boolean): number {
+  let cost = 0;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (!selection.selectionSet) {
+        if (inside) cost += 1;
+        continue;
+      }
+      const name = selection.name.value;
+      const field = name === '__schema' ? SchemaMetaFieldDef : name === '__type' ? TypeMetaFieldDef : 'getFields' in parentType ? parentType.getFields()[name] : undefined;
+      if (!field) continue;
+      const type = getNamedType(field.type) as GraphQLCompositeType;
+      const isIntrospection = inside || name === '__schema' || name === '__type';
+      const below = introspectionCost(walk, selection.selectionSet, type, isIntrospection);
+      if (isIntrospection) cost += 1 + below * (isListType(getNullableType(field.type)) ? listMultiplier : 1);
+      else cost += below;
+      continue;
+    }
+    const fragment = selection.kind === Kind.FRAGMENT_SPREAD ? walk.fragments[selection.name.value] : selection;
+    if (!fragment) continue;
+    const key = selection.kind === Kind.FRAGMENT_SPREAD ? selection.name.value : undefined;
+    if (key && walk.active.has(key)) continue;
+    const type = fragment.typeCondition ? (walk.schema.getType(fragment.typeCondition.name.value) as GraphQLCompositeType | undefined) : parentType;
+    if (!type) continue;
+    if (key) walk.active.add(key);
+    cost += introspectionCost(walk, fragment.selectionSet, type, inside);
+    if (key) walk.active.delete(key);
+  }
+  return cost;
+}
+
+/**
+ * The cost limit as a validation rule: the complexity plugin's measure of schema fields plus
+ * introspection counted the same way. It depends on the variables, so it runs for each request
+ * rather than among the validation rules, whose results Yoga caches per document.
+ */
+function costLimitRule(context: object, variableValues: Record<string, unknown>, operationName: string | null | undefined): ValidationRule {
+  return (validation) => {
+    let introspection = 0;
+    const complexity = createComplexityRule({
+      context,
+      variableValues,
+      operationName: operationName ?? null,
+      validate: ({ complexity: fieldsCost, breadth }, report) => {
+        const cost = fieldsCost + introspection;
+        if (cost > complexityLimits.complexity) report(queryTooComplex(`The query's cost ${cost} is over the limit of ${complexityLimits.complexity}.`));
+        if (breadth > complexityLimits.breadth) report(queryTooComplex(`The query's breadth ${breadth} is over the limit of ${complexityLimits.breadth}.`));
+      },
+    })(validation);
+    const operation = (complexity as { OperationDefinition?: { enter?: ASTVisitFn<OperationDefinitionNode>; leave?: ASTVisitFn<OperationDefinitionNode> } }).OperationDefinition;
+    // Absent when the operation named is not in the document (the rule reports that).
+    if (!operation) return complexity;
+    const fragments: Record<string, FragmentDefinitionNode> = {};
+    for (const definition of validation.getDocument().definitions) {
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
+    }
+    return {
+      ...complexity,
+      OperationDefinition: {
+        ...operation,
+        enter(node, ...rest) {
+          const rootType = validation.getSchema().getRootType(node.operation);
+          const walk = { schema: validation.getSchema(), fragments, active: new Set<string>() };
+          introspection = rootType ? introspectionCost(walk, node.selectionSet, rootType, false) : 0;
+          return operation.enter?.(node, ...rest);
+        },
+      },
+    };
+  };
+}
+
+/** Refuses, with `query_too_complex`, documents over the token, alias, directive, depth, breadth or cost limits. */
+export function useQueryLimits(): Plugin {
+  const onReject = [refuse];
+  return {
+    onPluginInit({ addPlugin }) {
+      addPlugin(
+        EnvelopArmorPlugin({
+          blockFieldSuggestion: { enabled: false },
+          costLimit: { enabled: false },
+          maxTokens: { enabled: false },
+          maxAliases: { n: documentLimits.aliases, onReject, propagateOnRejection: false },
+          maxDirectives: { n: documentLimits.directives, onReject, propagateOnRejection: false },
+          // The one depth check: it counts introspection and looks through fragments, as the complexity plugin's does.
+          maxDepth: { n: complexityLimits.depth, ignoreIntrospection: false, flattenFragments: true, onReject, propagateOnRejection: false },
+        }),
+      );
+    },
+    onParse: ({ parseFn, setParseFn }) => {
+      setParseFn((source, options) => {
+        checkTokens(source);
+        return parseFn(source, options);
+      });
+    },
+    onExecute: refuseCostly,
+    onSubscribe: refuseCostly,
+  };
+}
+
+/** Stops an operation over the cost limit before it runs. */
+function refuseCostly({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution(result: ExecutionResult): void }): void {
+  const rule = costLimitRule(args.contextValue ?? {}, args.variableValues ?? {}, args.operationName);
+  // Other errors the rule may find (unknown operation, bad variables) are left to execution to report.
+  const refusals = validate(args.schema, args.document, [rule]).filter((error) => error.originalError instanceof AppError);
+  if (refusals.length > 0) setResultAndStopExecution({ errors: refusals });
+}
+
+/** Replaces an answer over maxAnswerBytes by a `query_too_complex` error, whatever the transport. */
+export function useAnswerSizeLimit(): Plugin {
+  const tooLarge = () => ({ errors: [queryTooComplex(`The answer is over ${maxAnswerBytes} bytes; ask for fewer fields or items.`)] });
+  return {
+    onExecute: () => ({
+      onExecuteDone: ({ result, setResult }) => {
+        if (Symbol.asyncIterator in Object(result)) return;
+        if (Buffer.byteLength(JSON.stringify(result)) > maxAnswerBytes) setResult(tooLarge());
+      },
+    }),
+  };
+}

@@ -1,0 +1,308 @@
+import { createClient, type Client } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createApiKey, newApiKeyCredentials } from '../../src/access/keys.js';
+import { newId } from '../../src/shared/ids.js';
+import { apiClient, futureSlot } from '../support/http.js';
+import { testSecretsKey } from '../support/secrets.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { requireService } from '../support/services.js';
+import { postgresUrlOf, runCli } from './processes.js';
+import { bearer } from './requests.js';
+
+const redisUrl = await requireService('redis');
+const postgresUrl = await requireService('postgres');
+
+/** The contract's bound on how long a revoked, rotated or expired credential keeps its connections. */
+const revocationBoundMs = 5_000;
+const eventsQuery = 'subscription { bookingEvents { id } }';
+
+type Payload = { data?: unknown; errors?: { extensions?: { code?: string } }[] };
+
+const cleanups: (() => unknown)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+/** A graphql-ws connection, acknowledged, that records how its socket closed and what its subscriptions received. */
+async function openSocket(baseUrl: string, credential: string, origin?: string) {
+  const socket = {
+    client: undefined as unknown as Client,
+    payloads: [] as Payload[],
+    /** What subscriptions failed with (graphql-ws sends a subscription's failure as its error message). */
+    failures: [] as unknown[],
+    closeCode: undefined as number | undefined,
+    closedAt: 0,
+    /** Subscribes; returns the function that completes the subscription. */
+    subscribe(query = eventsQuery, variables: Record<string, unknown> = {}) {
+      return socket.client.subscribe({ query, variables }, { next: (payload) => void socket.payloads.push(payload as Payload), error: (failure) => void socket.failures.push(failure), complete: () => undefined });
+    },
+  };
+  const connected = new Promise<void>((resolve, reject) => {
+    socket.client = createClient({
+      url: `${baseUrl.replace('http', 'ws')}/graphql`,
+      webSocketImpl: origin
+        ? class extends WebSocket {
+            constructor(address: string, protocols?: string | string[]) {
+              super(address, protocols, { origin });
+            }
+          }
+        : WebSocket,
+      connectionParams: { authorization: `Bearer ${credential}` },
+      lazy: false,
+      retryAttempts: 0,
+      onNonLazyError: () => undefined,
+      on: {
+        connected: () => resolve(),
+        closed: (event) => {
+          socket.closeCode = (event as { code: number }).code;
+          socket.closedAt = Date.now();
+          reject(new Error(`closed with ${socket.closeCode} before it was acknowledged`));
+        },
+      },
+    });
+  });
+  cleanups.push(() => socket.client.dispose());
+  await connected;
+  return socket;
+}
+
+/** A subscription over SSE, read in the background: its `next` payloads, and when its stream ended. */
+async function openEventStream(baseUrl: string, credential: string | null, query = eventsQuery, variables: Record<string, unknown> = {}) {
+  const controller = new AbortController();
+  const response = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    signal: controller.signal,
+    headers: { ...(credential ? bearer(credential) : {}), 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const stream = { response, payloads: [] as Payload[], endedAt: 0, close: () => controller.abort() };
+  cleanups.push(stream.close);
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  void (async () => {
+    for (;;) {
+      const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+      if (chunk.done) {
+        stream.endedAt = Date.now();
+        return;
+      }
+      buffered += decoder.decode(chunk.value, { stream: true });
+      for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const data = /^data: (.+)$/m.exec(block);
+        if (/^event: next$/m.test(block) && data) stream.payloads.push(JSON.parse(data[1]!));
+      }
+    }
+  })();
+  return stream;
+}
+
+async function subscriptionsActive(baseUrl: string): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  return Number(/^hallowgate_subscriptions_active (\S+)$/m.exec(text)![1]);
+}
+
+describe('a credential that stops being valid loses its open connections', () => {
+  let server: TestServer;
+  let adminKey: string;
+  let serviceId: string;
+  let day = 30;
+
+  beforeAll(async () => {
+    server = await startTestServer({ seed: true });
+    adminKey = (await server.createKey({ scopes: ['admin'], plan: 'enterprise' })).key;
+    serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+  });
+  afterAll(() => server?.close());
+
+  const admin = (method: string, path: string) => fetch(`${server.url}${path}`, { method, headers: bearer(adminKey) });
+
+  /** A key of a new account to subscribe with, a witness subscribed on the same account, and a way to book there. */
+  async function accountWithSubscriber(keyOptions: { expiresAt?: Date } = {}) {
+    const subject = await server.createKey({ scopes: ['bookings:read'], ...keyOptions });
+    const other = await server.createKey({ accountId: subject.accountId, scopes: ['bookings:read', 'bookings:write'] });
+    const witness = await openSocket(server.url, other.key);
+    witness.subscribe();
+    const book = async () => {
+      const booked = await apiClient(server.url, other.key)('POST', '/v1/bookings', {
+        service_id: serviceId,
+        start_time: futureSlot(day++),
+        customer: { name: 'Revenant', email: 'revenant@example.com' },
+      });
+      expect(booked.status).toBe(201);
+    };
+    return { subject, witness, book };
+  }
+
+  /** Socket and stream of the subject both live: each received the first booking's event. */
+  async function liveConnections(subjectKey: string, book: () => Promise<void>, witness: { payloads: Payload[] }) {
+    const socket = await openSocket(server.url, subjectKey);
+    socket.subscribe();
+    const stream = await openEventStream(server.url, subjectKey);
+    expect(stream.response.status).toBe(200);
+    await book();
+    await expect.poll(() => [socket.payloads.length, stream.payloads.length, witness.payloads.length]).toEqual([1, 1, 1]);
+    return { socket, stream };
+  }
+
+  async function expectCutOffWithinBound(connections: Awaited<ReturnType<typeof liveConnections>>, from: number) {
+    await expect.poll(() => connections.socket.closeCode, { timeout: revocationBoundMs + 1_000 }).toBe(4403);
+    await expect.poll(() => connections.stream.endedAt, { timeout: revocationBoundMs + 1_000 }).toBeGreaterThan(0);
+    expect(connections.socket.closedAt - from).toBeLessThan(revocationBoundMs);
+    expect(connections.stream.endedAt - from).toBeLessThan(revocationBoundMs);
+  }
+
+  it('revoking a key over REST closes its graphql-ws socket with 4403 and ends its SSE stream within 5 s; later events reach neither', async () => {
+    const { subject, witness, book } = await accountWithSubscriber();
+    const connections = await liveConnections(subject.key, book, witness);
+
+    expect((await admin('DELETE', `/v1/admin/api_keys/${subject.keyId}`)).status).toBe(200);
+    await expectCutOffWithinBound(connections, Date.now());
+
+    await book();
+    await expect.poll(() => witness.payloads.length).toBe(2);
+    expect([connections.socket.payloads.length, connections.stream.payloads.length]).toEqual([1, 1]);
+  });
+
+  it('rotating a key cuts off what was opened with the old secret the same way', async () => {
+    const { subject, witness, book } = await accountWithSubscriber();
+    const connections = await liveConnections(subject.key, book, witness);
+
+    const rotated = await admin('POST', `/v1/admin/api_keys/${subject.keyId}/rotate`);
+    expect(rotated.status).toBe(200);
+    await expectCutOffWithinBound(connections, Date.now());
+
+    await book();
+    await expect.poll(() => witness.payloads.length).toBe(2);
+    expect([connections.socket.payloads.length, connections.stream.payloads.length]).toEqual([1, 1]);
+  });
+
+  it('a key with expiresAt loses its socket and stream when it expires', async () => {
+    const expiresAt = new Date(Date.now() + 2_500);
+    const { subject, witness, book } = await accountWithSubscriber({ expiresAt });
+    const connections = await liveConnections(subject.key, book, witness);
+    expect(connections.socket.closeCode).toBeUndefined();
+
+    await expectCutOffWithinBound(connections, expiresAt.getTime());
+  });
+
+  it('revoking a widget token closes its graphql-ws socket with 4403', async () => {
+    const accountId = await server.createAccount();
+    const created = await fetch(`${server.url}/v1/admin/widget_tokens`, {
+      method: 'POST',
+      headers: bearer(adminKey, { 'content-type': 'application/json' }),
+      body: JSON.stringify({ account_id: accountId, allowed_origins: ['https://haunt.example'] }),
+    });
+    expect(created.status).toBe(201);
+    const token: string = (await created.json()).id;
+    const socket = await openSocket(server.url, token, 'https://haunt.example');
+
+    expect((await admin('DELETE', `/v1/admin/widget_tokens/${token}`)).status).toBe(200);
+    const revokedAt = Date.now();
+    await expect.poll(() => socket.closeCode, { timeout: revocationBoundMs + 1_000 }).toBe(4403);
+    expect(socket.closedAt - revokedAt).toBeLessThan(revocationBoundMs);
+  });
+});
+
+describe('subscriptions that are refused or end', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server?.close());
+
+  it('an SSE subscription without its scope answers 403 insufficient_scope before any stream, not 500', async () => {
+    const { key } = await server.createKey({ scopes: ['directory:read'] });
+    const stream = await openEventStream(server.url, key);
+    expect(stream.response.status).toBe(403);
+    await expect.poll(() => stream.endedAt).toBeGreaterThan(0);
+    expect(stream.payloads[0]!.errors![0]!.extensions!.code).toBe('insufficient_scope');
+  });
+
+  it('an SSE subscription without a key answers 401, not 500', async () => {
+    const stream = await openEventStream(server.url, null);
+    expect(stream.response.status).toBe(401);
+  });
+
+  it('hallowgate_subscriptions_active: refused subscribes leave it as it was; started ones bring it back when they end', async () => {
+    const directoryOnly = await server.createKey({ scopes: ['directory:read'] });
+    const reader = await server.createKey({ scopes: ['bookings:read'] });
+    const badAfter = { query: 'subscription($after: ID) { bookingEvents(after: $after) { id } }', variables: { after: 'msg_nosuchevent000000000000' } };
+    const before = await subscriptionsActive(server.url);
+
+    const refusedSocket = await openSocket(server.url, directoryOnly.key);
+    refusedSocket.subscribe();
+    const readerSocket = await openSocket(server.url, reader.key);
+    readerSocket.subscribe(badAfter.query, badAfter.variables);
+    await expect.poll(() => [refusedSocket.payloads.length, readerSocket.failures.length]).toEqual([1, 1]);
+    expect(refusedSocket.payloads[0]!.errors![0]!.extensions!.code).toBe('insufficient_scope');
+    expect(readerSocket.failures[0]).toMatchObject([{ extensions: { code: 'invalid_parameter' } }]);
+    for (const stream of [await openEventStream(server.url, directoryOnly.key), await openEventStream(server.url, reader.key, badAfter.query, badAfter.variables)]) {
+      await expect.poll(() => stream.endedAt).toBeGreaterThan(0);
+    }
+    expect(await subscriptionsActive(server.url)).toBe(before);
+
+    // Ended by the client, over graphql-ws and over SSE, and by the socket closing under it.
+    const complete = readerSocket.subscribe();
+    const stream = await openEventStream(server.url, reader.key);
+    const closing = await openSocket(server.url, reader.key);
+    closing.subscribe();
+    await expect.poll(() => subscriptionsActive(server.url)).toBe(before + 3);
+    complete();
+    stream.close();
+    await closing.client.dispose();
+    await expect.poll(() => subscriptionsActive(server.url)).toBe(before);
+  });
+});
+
+describe.skipIf(!redisUrl)('on instances sharing Redis', () => {
+  let first: TestServer;
+  let second: TestServer;
+
+  beforeAll(async () => {
+    [first, second] = await Promise.all([startTestServer({ config: { REDIS_URL: redisUrl! } }), startTestServer({ config: { REDIS_URL: redisUrl! } })]);
+  });
+  afterAll(() => Promise.all([first?.close(), second?.close()]));
+
+  it('a key revoked on one instance loses its socket on the other within 5 s', async () => {
+    // Each test server has its own database: the same account and key go into both.
+    const accountId = newId('account');
+    const credentials = newApiKeyCredentials();
+    for (const server of [first, second]) {
+      await server.prisma.account.create({ data: { id: accountId, name: 'Two instances' } });
+      await createApiKey(server.prisma, server.app.services.secrets, { accountId, plan: 'business', scopes: ['bookings:read'] }, credentials);
+    }
+    const adminKey = (await first.createKey({ scopes: ['admin'] })).key;
+    const socket = await openSocket(second.url, credentials.key);
+
+    const revoked = await fetch(`${first.url}/v1/admin/api_keys/${credentials.keyId}`, { method: 'DELETE', headers: bearer(adminKey) });
+    expect(revoked.status).toBe(200);
+    const revokedAt = Date.now();
+    await expect.poll(() => socket.closeCode, { timeout: revocationBoundMs + 1_000 }).toBe(4403);
+    expect(socket.closedAt - revokedAt).toBeLessThan(revocationBoundMs);
+  });
+});
+
+describe.skipIf(!redisUrl || !postgresUrl)('the CLI revoking straight against PostgreSQL, with REDIS_URL', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ postgresUrl: postgresUrl!, config: { REDIS_URL: redisUrl! } });
+  });
+  afterAll(() => server?.close());
+
+  it('closes the socket the key has open on a server', async () => {
+    const { key, keyId } = await server.createKey({ scopes: ['bookings:read'] });
+    const socket = await openSocket(server.url, key);
+
+    const revoked = await runCli(['keys', 'revoke', keyId], { DATABASE_URL: postgresUrlOf(server.database), REDIS_URL: redisUrl!, SECRETS_KEY: testSecretsKey });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    const revokedAt = Date.now();
+    await expect.poll(() => socket.closeCode, { timeout: revocationBoundMs + 1_000 }).toBe(4403);
+    expect(socket.closedAt - revokedAt).toBeLessThan(revocationBoundMs);
+  });
+});

@@ -1,0 +1,204 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type ApiCall } from '../support/http.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+// Run with TEST_DATABASE_URL to see the NUL cases against PostgreSQL, which refuses NUL in text.
+let server: TestServer;
+let key: string;
+let call: ApiCall;
+let eventId: string;
+const queries: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({ seed: true, onQuery: (sql) => queries.push(sql) });
+  ({ key } = await server.createKey({ plan: 'business' }));
+  call = apiClient(server.url, key);
+  eventId = (await server.prisma.event.findFirstOrThrow({ select: { id: true } })).id;
+});
+afterAll(() => server?.close());
+
+async function graphql(query: string, variables?: Record<string, unknown>) {
+  const response = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+const base64 = (text: string) => Buffer.from(text).toString('base64');
+
+describe('forged cursors', () => {
+  it('are 400 invalid_parameter naming cursor on every REST list', async () => {
+    for (const path of ['/v1/bookings', '/api/v1/events', '/api/v1/attractions']) {
+      for (const cursor of ['R1BDOkk6OTk5OTk5OTk5OTk5', base64('GPC:O:{"id":1}'), base64('GPC:S:ev_a\u0000b'), base64('hello'), 'not base64!']) {
+        const { status, body } = await call('GET', `${path}?cursor=${encodeURIComponent(cursor)}`);
+        expect({ path, cursor, status, code: body.code, errors: body.errors }).toMatchObject({
+          status: 400,
+          code: 'invalid_parameter',
+          errors: [{ field: 'cursor' }],
+        });
+      }
+    }
+  });
+
+  it('name after in GraphQL, in a nested connection too', async () => {
+    const forged = 'R1BDOkk6OTk5OTk5OTk5OTk5';
+    for (const query of [
+      `{ events(after: "${forged}") { edges { node { id } } } }`,
+      `{ attractions(first: 1) { edges { node { events(after: "${forged}") { edges { node { id } } } } } } }`,
+    ]) {
+      const { body } = await graphql(query);
+      expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_parameter', errors: [{ field: 'after' }] });
+    }
+  });
+
+  it('a cursor of another list is simply past its end', async () => {
+    const { status, body } = await call('GET', `/api/v1/events?cursor=${base64('GPC:S:bk_0000000000000000000000')}`);
+    expect({ status, data: body.data }).toEqual({ status: 200, data: [] });
+  });
+});
+
+describe('NUL characters', () => {
+  it('in path ids, q and city are 400 naming the parameter', async () => {
+    for (const [path, field] of [
+      ['/v1/bookings/bk_%00', 'id'],
+      ['/v1/services/svc_%00x', 'id'],
+      ['/api/v1/events/ev_%00', 'id'],
+      ['/api/v1/categories/%00', 'id_or_slug'],
+      ['/api/v1/events?q=a%00b', 'q'],
+      ['/api/v1/attractions?city=Salem%00', 'city'],
+    ] as const) {
+      const { status, body } = await call('GET', path);
+      expect({ path, status, code: body.code, errors: body.errors }).toMatchObject({ status: 400, code: 'invalid_parameter', errors: [{ field }] });
+    }
+  });
+
+  it('in a body is 422 naming the field', async () => {
+    const { status, body } = await call('POST', '/v1/bookings', {
+      service_id: 'svc_x',
+      start_time: '2030-01-01T19:00:00Z',
+      customer: { name: 'Nul\u0000l', email: 'a@example.com' },
+    });
+    expect({ status, code: body.code, errors: body.errors }).toMatchObject({ status: 422, code: 'validation_failed', errors: [{ field: 'customer.name' }] });
+  });
+
+  it('in a GraphQL argument is invalid_parameter naming it', async () => {
+    const { body } = await graphql('query ($q: String) { events(q: $q) { edges { node { id } } } }', { q: '\u0000' });
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_parameter', errors: [{ field: 'q' }] });
+  });
+});
+
+describe('dates outside what PostgreSQL and Date hold', () => {
+  it('are 400 on REST lists and in GraphQL arguments', async () => {
+    for (const path of [
+      '/v1/bookings?start_date=0000-01-01',
+      '/v1/bookings?end_date=0000-12-31',
+      '/v1/bookings?start_date=275760-09-14',
+      '/v1/bookings?start_date=-000001-01-01',
+      '/v1/bookings?start_date=2027-02-30',
+      '/api/v1/events?starts_after=0000-01-01T00:00:00Z',
+      '/api/v1/events?starts_before=2027-02-30T25:61:00Z',
+    ]) {
+      const { status, body } = await call('GET', path);
+      expect({ path, status, code: body.code }).toEqual({ path, status: 400, code: 'invalid_parameter' });
+    }
+    for (const startDate of ['0000-01-01', '275760-09-14']) {
+      const { body } = await graphql('query ($startDate: Date) { bookings(startDate: $startDate) { edges { node { id } } } }', { startDate });
+      expect(body.errors?.[0]?.extensions?.code).toBe('invalid_parameter');
+    }
+  });
+
+  it('up to the last day of 9999 are answered', async () => {
+    const { status } = await call('GET', '/v1/bookings?start_date=9999-12-31&end_date=9999-12-31');
+    expect(status).toBe(200);
+  });
+});
+
+describe('deep JSON bodies', () => {
+  it('are refused with 422 before anything walks them', async () => {
+    const depth = 100_000;
+    for (const body of ['['.repeat(depth) + ']'.repeat(depth), '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)]) {
+      const response = await call('POST', '/v1/bookings', body);
+      expect({ status: response.status, code: response.body.code }).toEqual({ status: 422, code: 'validation_failed' });
+    }
+  });
+});
+
+describe('node ids', () => {
+  it('node(id:) answers null without an error for any id naming nothing', async () => {
+    const ids = ['ev_missing', 'svc_missing', 'at_missing', 'cat_missing', 'img_missing', 'key_missing', 'bk_missing', 'zz_missing', 'garbage', '', 'ev_\u0000', `ev_${'x'.repeat(500)}`];
+    for (const id of ids) {
+      const { body } = await graphql('query ($id: ID!) { node(id: $id) { id } }', { id });
+      expect({ id, body }).toEqual({ id, body: { data: { node: null } } });
+    }
+  });
+
+  it('nodes(ids:) answers null in the place of each bad id only', async () => {
+    const { body } = await graphql('query ($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: [eventId, 'garbage', 'ev_missing', 'key_missing'] });
+    expect(body).toEqual({ data: { nodes: [{ id: eventId }, null, null, null] } });
+  });
+
+  it('nodes(ids:) refuses more than 100 ids before any database work', async () => {
+    const ids = Array.from({ length: 20_000 }, (_, index) => `ev_missing${index}`);
+    const before = queries.length;
+    const { body } = await graphql('query ($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids });
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_parameter', errors: [{ field: 'ids' }] });
+    expect(queries.slice(before).filter((sql) => /"events"/.test(sql))).toEqual([]);
+  });
+});
+
+describe('logging', () => {
+  interface LogLine {
+    level: number;
+    request_id?: string;
+    msg: string;
+  }
+  const lines: LogLine[] = [];
+  let logged: TestServer;
+
+  beforeAll(async () => {
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    logged = await startTestServer({ seed: true, config: { LOG_LEVEL: 'debug' }, logStream: stream });
+  });
+  afterAll(() => logged?.close());
+
+  it('logs every 5xx at error with its request id, and no 4xx at error', async () => {
+    const { key: readerKey } = await logged.createKey({ scopes: ['bookings:read'] });
+    const { key: directoryKey } = await logged.createKey({ scopes: ['directory:read'] });
+    const send = (authorization: string, requestId: string, path: string, init: RequestInit = {}) =>
+      fetch(`${logged.url}${path}`, { ...init, headers: { authorization: `Bearer ${authorization}`, 'x-request-id': requestId, 'content-type': 'application/json' } });
+    const graphqlBody = (query: string) => ({ method: 'POST', body: JSON.stringify({ query }) });
+
+    const clientMistakes = {
+      'rest-403': await send(readerKey, 'rest-403', '/api/v1/events'),
+      'rest-404': await send(readerKey, 'rest-404', '/v1/bookings/bk_missing'),
+      'rest-400': await send(directoryKey, 'rest-400', '/api/v1/events?limit=0'),
+      'graphql-403': await send(readerKey, 'graphql-403', '/graphql', graphqlBody('{ events { edges { node { id } } } }')),
+      'graphql-404': await send(directoryKey, 'graphql-404', '/graphql', graphqlBody('{ event(id: "ev_missing") { id } }')),
+      'graphql-400': await send(directoryKey, 'graphql-400', '/graphql', graphqlBody('{ events(first: -1) { edges { node { id } } } }')),
+    };
+    expect(Object.values(clientMistakes).map((response) => response.status < 500)).not.toContain(false);
+
+    // An unexpected database failure: the table the categories live in is gone.
+    await logged.prisma.$executeRawUnsafe('ALTER TABLE categories RENAME TO categories_gone');
+    try {
+      const rest = await send(directoryKey, 'rest-500', '/api/v1/categories');
+      expect(rest.status).toBe(500);
+      const viaGraphQL = await (await send(directoryKey, 'graphql-500', '/graphql', graphqlBody('{ categories { edges { node { id } } } }'))).json();
+      expect(viaGraphQL.errors[0].extensions.code).toBe('internal_error');
+    } finally {
+      await logged.prisma.$executeRawUnsafe('ALTER TABLE categories_gone RENAME TO categories');
+    }
+
+    const errorLines = () => lines.filter((line) => line.level >= 50);
+    await expect.poll(() => errorLines().map((line) => line.request_id).sort(), { timeout: 5_000 }).toEqual(['graphql-500', 'rest-500']);
+    expect(lines.filter((line) => line.request_id && Object.hasOwn(clientMistakes, line.request_id) && line.level >= 40)).toEqual([]);
+  });
+});

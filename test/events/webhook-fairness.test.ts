@@ -1,0 +1,90 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, type App } from '../../src/app.js';
+import { newId } from '../../src/shared/ids.js';
+import { newWebhookSecret } from '../../src/events/webhooks/signing.js';
+import { apiClient, futureSlot } from '../support/http.js';
+import { startReceiver } from '../support/receiver.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const perAccount = 4;
+let server: TestServer;
+let secondInstance: App;
+let serviceId: string;
+
+beforeAll(async () => {
+  const config = { WEBHOOK_TIMEOUT_MS: 2000, WEBHOOK_POLL_MS: 50, WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_CONCURRENCY_PER_ACCOUNT: perAccount };
+  server = await startTestServer({ seed: true, config });
+  // A second instance on the same database: the account's share is counted over both.
+  secondInstance = createApp({ config: server.app.services.config, database: server.database, secrets: server.app.services.secrets, logger: pino({ level: 'silent' }) });
+  await secondInstance.listen(0, '127.0.0.1');
+  serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+});
+afterAll(async () => {
+  await secondInstance?.close();
+  await server?.close();
+});
+
+/** A receiver that never answers, counting the requests it holds at once. */
+async function startHangingReceiver() {
+  const held = new Set<ServerResponse>();
+  let mostHeld = 0;
+  const receiver = createServer((request, response) => {
+    request.resume();
+    held.add(response);
+    mostHeld = Math.max(mostHeld, held.size);
+    response.on('close', () => held.delete(response));
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+    held: () => held.size,
+    mostHeld: () => mostHeld,
+    close() {
+      receiver.closeAllConnections();
+      return new Promise<void>((resolve) => receiver.close(() => resolve()));
+    },
+  };
+}
+
+describe('webhook delivery across accounts', () => {
+  it("delivers one account's events within a second while another's 30 endpoints hang, in log order, with the hanging account held to its share", async () => {
+    const hanging = await startHangingReceiver();
+    let firstArrival = 0;
+    const fast = await startReceiver((_webhook, index) => {
+      if (index === 0) firstArrival = Date.now();
+      return 200;
+    });
+    const b = await server.createKey();
+    // More endpoints than an account may now create: inserted as if made before the limit existed.
+    const secrets = server.app.services.secrets;
+    await server.prisma.webhookEndpoint.createMany({
+      data: Array.from({ length: 30 }, (_, index) => ({
+        id: newId('webhookEndpoint'),
+        accountId: b.accountId,
+        url: `${hanging.url}/b/${index}`,
+        events: [],
+        secret: secrets.seal(newWebhookSecret()),
+      })),
+    });
+    const callB = apiClient(server.url, b.key);
+    expect((await callB('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(60), customer: { name: 'B', email: 'b@example.com' } })).status).toBe(201);
+    await expect.poll(() => hanging.held(), { timeout: 5000 }).toBe(perAccount);
+
+    const callA = apiClient(server.url, (await server.createKey()).key);
+    const endpoint = await callA('POST', '/v1/webhook_endpoints', { url: fast.url });
+    expect(endpoint.status).toBe(201);
+    const bookedAt = Date.now();
+    const booking = await callA('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(61), customer: { name: 'A', email: 'a@example.com' } });
+    await callA('PATCH', `/v1/bookings/${booking.body.id}`, { customer: { name: 'A renamed' } });
+    await callA('DELETE', `/v1/bookings/${booking.body.id}`);
+    const received = await fast.waitFor(3, 5000);
+    expect(firstArrival - bookedAt).toBeLessThan(1000);
+    expect(received.map((webhook) => JSON.parse(webhook.body).event)).toEqual(['booking.created', 'booking.updated', 'booking.cancelled']);
+    expect(hanging.mostHeld()).toBe(perAccount);
+    await hanging.close();
+    await fast.close();
+  });
+});

@@ -1,0 +1,171 @@
+import { createClient, type Client } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createApiKey, parseApiKey } from '../../src/access/keys.js';
+import { loadConfig } from '../../src/config.js';
+import { subscriptionLimits } from '../../src/server/subscription-quota.js';
+import { createSecretBox } from '../../src/shared/secrets.js';
+import { testSecretsKey } from '../support/secrets.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { requireService } from '../support/services.js';
+
+const redisUrl = await requireService('redis');
+
+let server: TestServer;
+let key: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  // Promo keys are not rate limited, so a thousand subscribes are not refused for that.
+  ({ key } = await server.createKey({ scopes: ['bookings:read'], promo: true }));
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.dispose()));
+  await server?.close();
+});
+
+function connect(url: string, credential = key): Client {
+  const client = createClient({ url: `${url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${credential}` }, retryAttempts: 0, lazy: false });
+  clients.push(client);
+  return client;
+}
+
+interface Outcome {
+  errors?: { message: string; extensions?: { code?: string } }[];
+  data?: unknown;
+}
+
+/** Runs a query (or the start of a subscription) and settles with its first answer or its error. */
+function firstOutcome(client: Client, query: string): Promise<Outcome> {
+  return new Promise((resolve) => {
+    client.subscribe(
+      { query },
+      { next: (result) => resolve(result as Outcome), error: (error) => resolve({ errors: error as Outcome['errors'] }), complete: () => resolve({}) },
+    );
+  });
+}
+
+const subscription = 'subscription { bookingEvents { id } }';
+
+/** Starts `count` subscriptions on `client`; the refused ones are counted in `refusals` as their errors arrive. */
+function subscribeMany(client: Client, count: number, refusals: string[]): (() => void)[] {
+  return Array.from({ length: count }, () =>
+    client.subscribe(
+      { query: subscription },
+      {
+        next: () => undefined,
+        error: (error) => refusals.push((error as Outcome['errors'])?.[0]?.extensions?.code ?? 'socket error'),
+        complete: () => undefined,
+      },
+    ),
+  );
+}
+
+async function openSubscriptions(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^hallowgate_subscriptions_active (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+describe('graphql-ws limits', () => {
+  it('closes a socket that sends a message over MAX_BODY_BYTES with 1009', async () => {
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    await new Promise((resolve) => socket.once('open', resolve));
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${key}`, padding: 'x'.repeat(3_000_000) } }));
+    expect(await closed).toBe(1009);
+  });
+
+  it('refuses a connection without a credential with 4403', async () => {
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    await new Promise((resolve) => socket.once('open', resolve));
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
+    expect(await closed).toBe(4403);
+  });
+
+  it('answers a syntax error with an error for that operation and keeps the socket', async () => {
+    const client = connect(server.url);
+    const broken = await firstOutcome(client, '{ __typename');
+    expect(broken.errors?.[0]?.extensions?.code).toBe('invalid_request');
+    const deep = await firstOutcome(client, `{ ${'a { '.repeat(5000)}b${' }'.repeat(5000)} }`);
+    expect(deep.errors?.[0]?.extensions?.code).toBe('query_too_complex');
+    expect(await firstOutcome(client, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it(`refuses the subscription past ${subscriptionLimits.perSocket} on one socket, and the socket goes on`, async () => {
+    const { key: ownKey } = await server.createKey({ scopes: ['bookings:read'], promo: true });
+    const client = connect(server.url, ownKey);
+    const refusals: string[] = [];
+    const before = await openSubscriptions(server.url);
+    const stops = subscribeMany(client, subscriptionLimits.perSocket + 1, refusals);
+    await expect.poll(() => refusals, { timeout: 10_000 }).toEqual(['too_many_subscriptions']);
+    await expect.poll(() => openSubscriptions(server.url), { timeout: 10_000 }).toBe(before + subscriptionLimits.perSocket);
+    expect(await firstOutcome(client, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
+    // A completed subscription frees its place on the socket.
+    stops[0]!();
+    await expect.poll(() => openSubscriptions(server.url)).toBe(before + subscriptionLimits.perSocket - 1);
+    subscribeMany(client, 1, refusals);
+    await expect.poll(() => openSubscriptions(server.url)).toBe(before + subscriptionLimits.perSocket);
+    expect(refusals).toEqual(['too_many_subscriptions']);
+    await client.dispose();
+    await expect.poll(() => openSubscriptions(server.url)).toBe(before);
+  });
+
+  it(`refuses the subscription past ${subscriptionLimits.perCredential} of one key across sockets`, async () => {
+    const { key: ownKey } = await server.createKey({ scopes: ['bookings:read'], promo: true });
+    const refusals: string[] = [];
+    const before = await openSubscriptions(server.url);
+    const sockets = Array.from({ length: subscriptionLimits.perCredential / subscriptionLimits.perSocket }, () => connect(server.url, ownKey));
+    for (const socket of sockets) subscribeMany(socket, subscriptionLimits.perSocket, refusals);
+    await expect.poll(() => openSubscriptions(server.url), { timeout: 30_000 }).toBe(before + subscriptionLimits.perCredential);
+    const extra = connect(server.url, ownKey);
+    const refused = await firstOutcome(extra, subscription);
+    expect(refused.errors?.[0]?.extensions?.code).toBe('too_many_subscriptions');
+    expect(await firstOutcome(extra, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
+    expect(refusals).toEqual([]);
+    // Closing sockets frees their subscriptions' places.
+    await Promise.all(sockets.map((socket) => socket.dispose()));
+    await expect.poll(() => openSubscriptions(server.url), { timeout: 10_000 }).toBe(before);
+    subscribeMany(extra, 1, refusals);
+    await expect.poll(() => openSubscriptions(server.url)).toBe(before + 1);
+    expect(refusals).toEqual([]);
+  });
+});
+
+describe.skipIf(!redisUrl)('graphql-ws subscription limit across instances sharing Redis', () => {
+  let second: TestServer;
+
+  beforeAll(async () => {
+    second = await startTestServer({ config: { REDIS_URL: redisUrl! } });
+  });
+  afterAll(() => second?.close());
+
+  it(`refuses the subscription past ${subscriptionLimits.perCredential} of one key, counted on both instances`, async () => {
+    const first = await startTestServer({ config: { REDIS_URL: redisUrl! } });
+    try {
+      const { key: sharedKey, accountId } = await first.createKey({ scopes: ['bookings:read'], promo: true });
+      // The same key in the second instance's database, as if both served one database.
+      const { keyId, secret } = parseApiKey(sharedKey)!;
+      await second.prisma.account.create({ data: { id: accountId, name: 'Shared' } });
+      await createApiKey(second.prisma, createSecretBox(loadConfig({ SECRETS_KEY: testSecretsKey }).SECRETS_KEY!), { accountId, plan: 'business', scopes: ['bookings:read'], promo: true }, { keyId, secret, key: sharedKey });
+
+      const refusals: string[] = [];
+      const half = subscriptionLimits.perCredential / subscriptionLimits.perSocket / 2;
+      for (const url of [first.url, second.url]) {
+        for (let index = 0; index < half; index++) subscribeMany(connect(url, sharedKey), subscriptionLimits.perSocket, refusals);
+      }
+      await expect
+        .poll(async () => (await openSubscriptions(first.url)) + (await openSubscriptions(second.url)), { timeout: 30_000 })
+        .toBe(subscriptionLimits.perCredential);
+      for (const url of [first.url, second.url]) {
+        const refused = await firstOutcome(connect(url, sharedKey), subscription);
+        expect(refused.errors?.[0]?.extensions?.code).toBe('too_many_subscriptions');
+      }
+      expect(refusals).toEqual([]);
+    } finally {
+      await Promise.all(clients.splice(0).map((client) => client.dispose()));
+      await first.close();
+    }
+  });
+});
