@@ -16,6 +16,7 @@ import { systemClock, type Clock } from './shared/clock.js';
 import type { SecretBox } from './shared/secrets.js';
 import { createRequestHandler } from './server/http.js';
 import { createMetrics } from './server/metrics.js';
+import { createSubscriptionQuota } from './server/subscription-quota.js';
 import { attachGraphQLWebSocket } from './server/websocket.js';
 import { createGraphQLServer } from './server/yoga.js';
 import { serveWidgetAsset } from './widget/serve.js';
@@ -62,7 +63,8 @@ export function createApp(options: AppOptions): App {
   const metrics = createMetrics({ pendingDeliveries: () => database.prisma.webhookDelivery.count({ where: { status: 'pending' } }) });
   const gate = createAccessGate(services, { redisUrl: config.REDIS_URL, trustedProxies: config.TRUSTED_PROXIES, onRateLimited: metrics.rateLimited });
   const openConnections = trackOpenConnections({ revokedCredentials: announcements.revokedCredentials, clock: services.clock, logger });
-  const yoga = createGraphQLServer(services, metrics, openConnections);
+  const subscriptionQuota = createSubscriptionQuota({ redisUrl: config.REDIS_URL, logger });
+  const yoga = createGraphQLServer(services, metrics, openConnections, subscriptionQuota);
   const usage = config.ANALYTICS_ENABLED
     ? createUsageRecorder({
         prisma: database.prisma,
@@ -101,7 +103,7 @@ export function createApp(options: AppOptions): App {
     concurrencyPerAccount: config.WEBHOOK_CONCURRENCY_PER_ACCOUNT,
   });
   const server = createServer((request, response) => void handler(request, response));
-  const webSocket = attachGraphQLWebSocket(server, yoga, gate, openConnections, { maxPayloadBytes: config.MAX_BODY_BYTES, redisUrl: config.REDIS_URL, logger }, usage);
+  const webSocket = attachGraphQLWebSocket(server, yoga, gate, openConnections, { maxPayloadBytes: config.MAX_BODY_BYTES, quota: subscriptionQuota }, usage);
 
   return {
     server,
@@ -127,6 +129,7 @@ export function createApp(options: AppOptions): App {
       await usage?.stop();
       await deliveryWorker.stop();
       await openConnections.close();
+      await subscriptionQuota.close();
       await announcements.close();
       await gate.close();
     },

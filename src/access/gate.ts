@@ -6,7 +6,7 @@ import { authenticate, type Credential } from './authenticate.js';
 import { corsGrantHeaders, preflightHeaders, requestOriginOf, type RequestOrigin } from './cors.js';
 import { wasRecentlyFound } from './credential-cache.js';
 import { createClientAddressResolver, isInRanges, parseRange, type AddressRange } from './network.js';
-import type { Principal } from './principal.js';
+import { credentialIdOf, type Principal } from './principal.js';
 import {
   createRateLimiter,
   failedAuthenticationsPerMinute,
@@ -82,10 +82,6 @@ function withHeaders(error: unknown, headers: Record<string, string>): unknown {
   return error;
 }
 
-function subjectOf(principal: Principal): string {
-  return principal.kind === 'api_key' ? principal.keyId : principal.tokenId;
-}
-
 export function createAccessGate(services: AppServices, options: AccessGateOptions = {}): AccessGate {
   const clientAddress = createClientAddressResolver(parseTrustedProxies(options.trustedProxies ?? ''));
   const redis = options.redisUrl ? new Redis(options.redisUrl, { maxRetriesPerRequest: 2 }) : undefined;
@@ -99,8 +95,8 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
     const perClientLimit = perClientLimitFor(principal);
     try {
       // The client's share first, so a client over it spends nothing of the budget it shares with others.
-      if (perClientLimit !== null) await rateLimiter.take(`${subjectOf(principal)}@${address}`, perClientLimit, now);
-      return await rateLimiter.take(subjectOf(principal), limit, now);
+      if (perClientLimit !== null) await rateLimiter.take(`${credentialIdOf(principal)}@${address}`, perClientLimit, now);
+      return await rateLimiter.take(credentialIdOf(principal), limit, now);
     } catch (error) {
       if (error instanceof AppError && error.code === 'rate_limited') options.onRateLimited?.(principal.kind === 'api_key' ? principal.plan : 'widget_token');
       throw error;

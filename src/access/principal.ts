@@ -35,6 +35,11 @@ export type Principal =
       rateLimitPerMinute: number;
     };
 
+/** The id that names a principal's credential: its `key_…` or `wt_…`. */
+export function credentialIdOf(principal: Principal): string {
+  return principal.kind === 'api_key' ? principal.keyId : principal.tokenId;
+}
+
 const widgetScopes: readonly Scope[] = ['directory:read'];
 
 export function grantedScopes(principal: Principal): readonly Scope[] {

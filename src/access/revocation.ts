@@ -5,7 +5,7 @@ import type { Clock } from '../shared/clock.js';
 import { endableStream } from '../shared/streams.js';
 import { forgetCredential } from './credential-cache.js';
 import type { Admission } from './gate.js';
-import type { Principal } from './principal.js';
+import { credentialIdOf, type Principal } from './principal.js';
 
 /** How often held connections are checked for keys past their expiry: they end at most this late. */
 const expiryCheckMs = 1_000;
@@ -52,7 +52,7 @@ export function trackOpenConnections(options: { revokedCredentials: RevokedCrede
 
   return {
     hold(principal, end) {
-      const credentialId = principal.kind === 'api_key' ? principal.keyId : principal.tokenId;
+      const credentialId = credentialIdOf(principal);
       const connections = byCredential.get(credentialId) ?? new Set<Held>();
       byCredential.set(credentialId, connections);
       const release = () => {

@@ -9,7 +9,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { grantedScopes, type Principal } from '../access/principal.js';
+import { credentialIdOf, grantedScopes, type Principal } from '../access/principal.js';
 import { KeptAnswers } from '../shared/kept-answers.js';
 import type { Context } from './context.js';
 
@@ -51,8 +51,7 @@ function fingerprintsOf(schema: GraphQLSchema, document: DocumentNode, operation
 /** Answers differ by caller only through what the caller may see. */
 function callerOf(principal: Principal | null): string {
   if (!principal) return 'anonymous';
-  const id = principal.kind === 'api_key' ? principal.keyId : principal.tokenId;
-  return `${id}:${principal.accountId}:${grantedScopes(principal).join(',')}`;
+  return `${credentialIdOf(principal)}:${principal.accountId}:${grantedScopes(principal).join(',')}`;
 }
 
 /**

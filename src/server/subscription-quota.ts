@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type { GraphQLError } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { credentialIdOf } from '../access/principal.js';
+import type { Context } from '../graphql/context.js';
+import { maskGraphQLError } from '../graphql/errors.js';
+import { AppError } from '../shared/errors.js';
+import { endableStream } from '../shared/streams.js';
 
 /** Open subscriptions one graphql-ws socket may carry, and one credential may hold across all instances. */
 export const subscriptionLimits = { perSocket: 100, perCredential: 1000 };
@@ -107,4 +114,40 @@ export function createSubscriptionQuota(options: { redisUrl?: string | undefined
   return options.redisUrl
     ? createRedisQuota(options.redisUrl, subscriptionLimits.perCredential, options.logger)
     : createMemoryQuota(subscriptionLimits.perCredential);
+}
+
+export function tooManySubscriptions(message: string): GraphQLError {
+  return maskGraphQLError(new AppError('too_many_subscriptions', message));
+}
+
+/** What a transport that already took the subscription's slot itself (graphql-ws) tells the plugin below. */
+export interface SubscriptionSlot {
+  subscriptionSlotHeld?: boolean;
+}
+
+/**
+ * Holds one of the credential's slots for each subscription from its start to its end, whatever the
+ * transport (SSE, multipart); graphql-ws takes its slot before the operation, to answer a refusal
+ * with an `error` message, and says so in the context.
+ */
+export function useSubscriptionQuota(quota: SubscriptionQuota): Plugin<Context & SubscriptionSlot> {
+  return {
+    onSubscribe: async ({ args, setResultAndStopExecution }) => {
+      const { principal, subscriptionSlotHeld } = args.contextValue;
+      if (!principal || subscriptionSlotHeld) return;
+      const subject = credentialIdOf(principal);
+      const holder = randomUUID();
+      if (!(await quota.take(subject, holder))) {
+        setResultAndStopExecution({ errors: [tooManySubscriptions(`A credential holds at most ${subscriptionLimits.perCredential} open subscriptions.`)] });
+        return;
+      }
+      const release = () => void quota.release(subject, holder);
+      return {
+        onSubscribeResult: ({ result, setResult }) => {
+          if (isAsyncIterable(result)) setResult(endableStream(result, release).stream);
+          else release();
+        },
+      };
+    },
+  };
 }

@@ -3,15 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
-import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { AccessGate, Admission } from '../access/gate.js';
+import { credentialIdOf } from '../access/principal.js';
 import type { OpenConnections } from '../access/revocation.js';
 import type { UsageRecorder } from '../analytics/recorder.js';
 import { graphqlRouteOf, otherGraphQLRoute } from '../analytics/tracking.js';
 import { maskGraphQLError } from '../graphql/errors.js';
 import { AppError } from '../shared/errors.js';
-import { createSubscriptionQuota, subscriptionLimits } from './subscription-quota.js';
+import { subscriptionLimits, tooManySubscriptions, type SubscriptionQuota } from './subscription-quota.js';
 import type { Yoga } from './yoga.js';
 
 type Enveloped = ReturnType<Yoga['getEnveloped']>;
@@ -39,13 +39,8 @@ type SocketExtra = Extra & {
 export interface WebSocketLimits {
   /** Largest message accepted; a larger one closes the socket with 1009. */
   maxPayloadBytes: number;
-  /** Shares each credential's count of open subscriptions between instances. */
-  redisUrl?: string | undefined;
-  logger: Logger;
-}
-
-function tooManySubscriptions(message: string): GraphQLError[] {
-  return [maskGraphQLError(new AppError('too_many_subscriptions', message))];
+  /** Each credential's count of open subscriptions, over every transport and instance. */
+  quota: SubscriptionQuota;
 }
 
 export interface GraphQLWebSocket {
@@ -66,20 +61,20 @@ export function attachGraphQLWebSocket(
   usage?: UsageRecorder,
 ): GraphQLWebSocket {
   const webSocketServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: limits.maxPayloadBytes });
-  const quota = createSubscriptionQuota(limits);
+  const { quota } = limits;
 
   /** Opens a subscription's slot on its socket and its credential; the refusal when either is full. */
   async function openSubscription(extra: SocketExtra, id: string): Promise<GraphQLError[] | undefined> {
     const open = (extra.subscriptions ??= new Map());
-    if (open.size >= subscriptionLimits.perSocket) return tooManySubscriptions(`A socket carries at most ${subscriptionLimits.perSocket} subscriptions.`);
+    if (open.size >= subscriptionLimits.perSocket) return [tooManySubscriptions(`A socket carries at most ${subscriptionLimits.perSocket} subscriptions.`)];
     const { principal } = extra.admission!;
-    const subject = principal!.kind === 'api_key' ? principal!.keyId : principal!.tokenId;
+    const subject = credentialIdOf(principal!);
     const holder = `${extra.requestId}:${id}`;
     // Held before the wait, so concurrent subscribes on this socket cannot pass the socket's limit together.
     open.set(id, () => quota.release(subject, holder));
     if (await quota.take(subject, holder)) return undefined;
     open.delete(id);
-    return tooManySubscriptions(`A credential holds at most ${subscriptionLimits.perCredential} open subscriptions.`);
+    return [tooManySubscriptions(`A credential holds at most ${subscriptionLimits.perCredential} open subscriptions.`)];
   }
 
   function closeSubscription(extra: SocketExtra, id: string): void {
@@ -148,6 +143,8 @@ export function attachGraphQLWebSocket(
           params: payload,
           admission: extra.admission!,
           requestId: extra.requestId!,
+          // Taken in openSubscription below, so a refusal is an `error` message for the operation.
+          subscriptionSlotHeld: true,
         });
         let document;
         try {
@@ -198,7 +195,6 @@ export function attachGraphQLWebSocket(
       for (const client of webSocketServer.clients) client.close(1001, 'Server shutting down');
       await disposable.dispose();
       await new Promise<void>((resolve) => webSocketServer.close(() => resolve()));
-      await quota.close();
     },
   };
 }

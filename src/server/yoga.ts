@@ -11,9 +11,10 @@ import { lastEventIdOf, resumableServerSentEvents } from '../events/sse-resume.j
 import { AppError } from '../shared/errors.js';
 import { endableStream } from '../shared/streams.js';
 import type { Metrics } from './metrics.js';
+import { useSubscriptionQuota, type SubscriptionQuota, type SubscriptionSlot } from './subscription-quota.js';
 
 /** What the HTTP layer hands Yoga for each request, after the access gate let it through. */
-export interface ServerContext extends OperationRouteListener {
+export interface ServerContext extends OperationRouteListener, SubscriptionSlot {
   admission: Admission;
   requestId: string;
 }
@@ -58,7 +59,7 @@ function answerRefusalsWithTheirStatus(): Plugin<Context> {
   };
 }
 
-export function createGraphQLServer(services: AppServices, metrics: Metrics, openConnections: OpenConnections): Yoga {
+export function createGraphQLServer(services: AppServices, metrics: Metrics, openConnections: OpenConnections, subscriptionQuota: SubscriptionQuota): Yoga {
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -69,6 +70,7 @@ export function createGraphQLServer(services: AppServices, metrics: Metrics, ope
       logServerErrors(),
       resumableServerSentEvents(),
       countSubscriptions(metrics),
+      useSubscriptionQuota(subscriptionQuota),
       answerRefusalsWithTheirStatus(),
       useStreamRevocation(openConnections),
       // Before keepAnswers, which then sees the refusal of an oversized answer and does not keep it.

@@ -48,6 +48,14 @@ function firstOutcome(client: Client, query: string): Promise<Outcome> {
 
 const subscription = 'subscription { bookingEvents { id } }';
 
+function openServerSentEvents(url: string, credential: string): Promise<Response> {
+  return fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ query: subscription }),
+  });
+}
+
 /** Starts `count` subscriptions on `client`; the refused ones are counted in `refusals` as their errors arrive. */
 function subscribeMany(client: Client, count: number, refusals: string[]): (() => void)[] {
   return Array.from({ length: count }, () =>
@@ -124,10 +132,19 @@ describe('graphql-ws limits', () => {
     expect(refused.errors?.[0]?.extensions?.code).toBe('too_many_subscriptions');
     expect(await firstOutcome(extra, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
     expect(refusals).toEqual([]);
+    // SSE subscriptions hold the same credential's places.
+    const refusedStream = await openServerSentEvents(server.url, ownKey);
+    expect(refusedStream.status).toBe(429);
+    expect(await refusedStream.text()).toContain('"code":"too_many_subscriptions"');
     // Closing sockets frees their subscriptions' places.
     await Promise.all(sockets.map((socket) => socket.dispose()));
     await expect.poll(() => openSubscriptions(server.url), { timeout: 10_000 }).toBe(before);
     subscribeMany(extra, 1, refusals);
+    await expect.poll(() => openSubscriptions(server.url)).toBe(before + 1);
+    const stream = await openServerSentEvents(server.url, ownKey);
+    expect(stream.status).toBe(200);
+    await expect.poll(() => openSubscriptions(server.url)).toBe(before + 2);
+    await stream.body?.cancel();
     await expect.poll(() => openSubscriptions(server.url)).toBe(before + 1);
     expect(refusals).toEqual([]);
   });
