@@ -55,7 +55,7 @@ function serverSentEvents(results: AsyncIterable<TaggedResult>): Response {
   return new Response(body, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'content-encoding': 'none' } });
 }
 
-export function resumableServerSentEvents(): Plugin<Context> {
+export function useResumableServerSentEvents(): Plugin<Context> {
   return {
     onSubscribe: ({ args }) => ({
       onSubscribeResult: () => ({

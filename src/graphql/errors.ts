@@ -102,7 +102,7 @@ function logServerError(context: Context, error: unknown) {
  * Logs every failure on our side in a GraphQL answer (over HTTP, SSE and WebSocket alike) at error
  * level with its request id, before Yoga masks it.
  */
-export function logServerErrors(): Plugin<Context> {
+export function useServerErrorLog(): Plugin<Context> {
   const logResult = (context: Context, result: ExecutionResult) => {
     for (const error of result.errors ?? []) logServerError(context, error);
   };

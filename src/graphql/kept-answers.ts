@@ -60,7 +60,7 @@ function callerOf(principal: Principal | null): string {
  * an answer is never kept under a newer fingerprint than its data. Only error-free answers are kept,
  * from the second time they are asked for.
  */
-export function keepAnswers(schema: GraphQLSchema, budget: number, onLookup: (outcome: 'hit' | 'miss') => void): Plugin<Context> {
+export function useKeptAnswers(schema: GraphQLSchema, budget: number, onLookup: (outcome: 'hit' | 'miss') => void): Plugin<Context> {
   const kept = new KeptAnswers<ExecutionResult>(budget);
   const askedOnce = new Set<string>();
   const printedDocuments = new WeakMap<DocumentNode, string>();

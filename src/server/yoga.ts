@@ -3,11 +3,11 @@ import type { Admission } from '../access/gate.js';
 import { useOperationRoute, type OperationRouteListener } from '../analytics/tracking.js';
 import { useStreamRevocation, type OpenConnections } from '../access/revocation.js';
 import { createContext, type AppServices, type Context } from '../graphql/context.js';
-import { logServerErrors, maskGraphQLError, yogaLogLevel } from '../graphql/errors.js';
-import { keepAnswers } from '../graphql/kept-answers.js';
+import { useServerErrorLog, maskGraphQLError, yogaLogLevel } from '../graphql/errors.js';
+import { useKeptAnswers } from '../graphql/kept-answers.js';
 import { useAnswerSizeLimit, useQueryLimits } from '../graphql/limits.js';
 import { schema } from '../graphql/schema.js';
-import { lastEventIdOf, resumableServerSentEvents } from '../events/sse-resume.js';
+import { lastEventIdOf, useResumableServerSentEvents } from '../events/sse-resume.js';
 import { AppError } from '../shared/errors.js';
 import { endableStream } from '../shared/streams.js';
 import type { Metrics } from './metrics.js';
@@ -31,7 +31,7 @@ export type Yoga = YogaServerInstance<ServerContext, Context>;
  * Counts open subscriptions, over graphql-ws and SSE alike (both run through Yoga's envelop): from a
  * stream's start to its end, however it ends (it fails, the client or server closes it, it is revoked).
  */
-function countSubscriptions(metrics: Metrics): Plugin<Context> {
+function useSubscriptionCount(metrics: Metrics): Plugin<Context> {
   return {
     onSubscribe: () => ({
       onSubscribeResult: ({ result, setResult }) => {
@@ -47,7 +47,7 @@ function countSubscriptions(metrics: Metrics): Plugin<Context> {
  * A request refused before it ran (no `data`: a subscription without its scope, say) answers with
  * the refusal's own status and headers, not the 500 Yoga gives errors it did not raise itself.
  */
-function answerRefusalsWithTheirStatus(): Plugin<Context> {
+function useRefusalStatus(): Plugin<Context> {
   return {
     onResultProcess: ({ result, setResult }) => {
       if (Array.isArray(result) || isAsyncIterable(result) || 'data' in result || !result.errors?.length || result.extensions?.http) return;
@@ -67,15 +67,15 @@ export function createGraphQLServer(services: AppServices, metrics: Metrics, ope
     plugins: [
       useQueryLimits(),
       useOperationRoute(),
-      logServerErrors(),
-      resumableServerSentEvents(),
-      countSubscriptions(metrics),
+      useServerErrorLog(),
+      useResumableServerSentEvents(),
+      useSubscriptionCount(metrics),
       useSubscriptionQuota(subscriptionQuota),
-      answerRefusalsWithTheirStatus(),
+      useRefusalStatus(),
       useStreamRevocation(openConnections),
-      // Before keepAnswers, which then sees the refusal of an oversized answer and does not keep it.
+      // Before useKeptAnswers, which then sees the refusal of an oversized answer and does not keep it.
       useAnswerSizeLimit(),
-      keepAnswers(schema, keptAnswerBudget, (outcome) => metrics.keptAnswer('graphql', outcome)),
+      useKeptAnswers(schema, keptAnswerBudget, (outcome) => metrics.keptAnswer('graphql', outcome)),
     ],
     maskedErrors: { maskError: (error) => maskGraphQLError(error) },
     graphiql: {
@@ -93,7 +93,7 @@ export function createGraphQLServer(services: AppServices, metrics: Metrics, ope
       debug: (message: unknown, ...rest: unknown[]) => services.logger.debug({ details: rest }, String(message)),
       info: (message: unknown, ...rest: unknown[]) => services.logger.info({ details: rest }, String(message)),
       warn: (message: unknown, ...rest: unknown[]) => services.logger.warn({ details: rest }, String(message)),
-      // Yoga logs every error it masks, the client's mistakes too; logServerErrors already logged ours.
+      // Yoga logs every error it masks, the client's mistakes too; useServerErrorLog already logged ours.
       error: (message: unknown, ...rest: unknown[]) =>
         services.logger[yogaLogLevel(message)](message instanceof Error ? { err: message, details: rest } : { details: rest }, String(message)),
     },

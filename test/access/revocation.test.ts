@@ -1,6 +1,6 @@
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import { webSocketFrom } from '../support/websocket.js';
 import { createApiKey, newApiKeyCredentials } from '../../src/access/keys.js';
 import { newId } from '../../src/shared/ids.js';
 import { apiClient, futureSlot } from '../support/http.js';
@@ -41,13 +41,7 @@ async function openSocket(baseUrl: string, credential: string, origin?: string) 
   const connected = new Promise<void>((resolve, reject) => {
     socket.client = createClient({
       url: `${baseUrl.replace('http', 'ws')}/graphql`,
-      webSocketImpl: origin
-        ? class extends WebSocket {
-            constructor(address: string, protocols?: string | string[]) {
-              super(address, protocols, { origin });
-            }
-          }
-        : WebSocket,
+      webSocketImpl: webSocketFrom(origin),
       connectionParams: { authorization: `Bearer ${credential}` },
       lazy: false,
       retryAttempts: 0,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
+import { webSocketFrom } from '../support/websocket.js';
 import { hasScope, scopes, type Principal, type Scope } from '../../src/access/principal.js';
 import { createWidgetToken } from '../../src/access/admin.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -17,13 +17,7 @@ function subscribe(credential: string, query: string, origin?: string): Promise<
   return new Promise((resolve) => {
     const client = createClient({
       url: `${server.url.replace('http', 'ws')}/graphql`,
-      webSocketImpl: origin
-        ? class extends WebSocket {
-            constructor(address: string, protocols?: string | string[]) {
-              super(address, protocols, { origin });
-            }
-          }
-        : WebSocket,
+      webSocketImpl: webSocketFrom(origin),
       connectionParams: { authorization: `Bearer ${credential}` },
       retryAttempts: 0,
     });
