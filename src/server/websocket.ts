@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { AccessGate, Admission } from '../access/gate.js';
 import { credentialIdOf } from '../access/principal.js';
 import type { OpenConnections } from '../access/revocation.js';
@@ -36,6 +36,17 @@ type SocketExtra = Extra & {
   subscriptions?: Map<string, () => Promise<void>>;
 };
 
+/**
+ * A socket that keeps a client's oversized message to itself: ws has already closed it with 1009
+ * when it emits the error, and graphql-ws would report any socket error as an internal one.
+ */
+class ClientWebSocket extends WebSocket {
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'error' && (args[0] as NodeJS.ErrnoException | undefined)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return true;
+    return super.emit(event, ...args);
+  }
+}
+
 export interface WebSocketLimits {
   /** Largest message accepted; a larger one closes the socket with 1009. */
   maxPayloadBytes: number;
@@ -60,7 +71,7 @@ export function attachGraphQLWebSocket(
   limits: WebSocketLimits,
   usage?: UsageRecorder,
 ): GraphQLWebSocket {
-  const webSocketServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: limits.maxPayloadBytes });
+  const webSocketServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: limits.maxPayloadBytes, WebSocket: ClientWebSocket });
   const { quota } = limits;
 
   /** Opens a subscription's slot on its socket and its credential; the refusal when either is full. */
