@@ -102,7 +102,15 @@ export function createApp(options: AppOptions): App {
     concurrency: config.WEBHOOK_CONCURRENCY,
     concurrencyPerAccount: config.WEBHOOK_CONCURRENCY_PER_ACCOUNT,
   });
-  const server = createServer((request, response) => void handler(request, response));
+  const server = createServer(
+    {
+      requestTimeout: config.REQUEST_TIMEOUT_MS,
+      headersTimeout: config.REQUEST_TIMEOUT_MS,
+      // How often Node looks for requests past their time; its default (30 s) would let them last longer.
+      connectionsCheckingInterval: Math.min(config.REQUEST_TIMEOUT_MS / 4, 30_000),
+    },
+    (request, response) => void handler(request, response),
+  );
   const webSocket = attachGraphQLWebSocket(server, yoga, gate, openConnections, { maxPayloadBytes: config.MAX_BODY_BYTES, quota: subscriptionQuota }, usage);
 
   return {

@@ -53,6 +53,8 @@ const configSchema = z.object({
     }),
   /** Largest accepted request body in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_000_000),
+  /** A request (headers and body) must arrive whole within this; a client trickling it is cut off with 408. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
   /** Record per-key usage (on unless set to 0 or false; the bench turns it off to measure its cost). */
   ANALYTICS_ENABLED: z
     .enum(['0', '1', 'true', 'false'])

@@ -2,7 +2,7 @@ import { bookingsDataVersion } from '../bookings/service.js';
 import { builder } from '../graphql/builder.js';
 import { answersKeptUnder } from '../graphql/kept-answers.js';
 import type { Context } from '../graphql/context.js';
-import { AppError } from '../shared/errors.js';
+import { AppError, echoed } from '../shared/errors.js';
 import { bookingEventTypes } from './kinds.js';
 import type { BookingEventPayload } from './log.js';
 
@@ -38,7 +38,7 @@ export async function logPositionOf(context: Context, eventId: string, argument:
     select: { seq: true },
   });
   if (!event) {
-    throw new AppError('invalid_parameter', `${argument} names no event of this account: "${eventId}".`, {
+    throw new AppError('invalid_parameter', `${argument} names no event of this account: "${echoed(eventId)}".`, {
       fieldErrors: [{ field: argument, code: 'unknown', message: 'Use the id of an event this account received.' }],
     });
   }

@@ -25,6 +25,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../shared/errors.js';
+import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
 import { complexityLimits, listMultiplier } from './builder.js';
 
 /**
@@ -70,6 +71,11 @@ interface IntrospectionWalk {
   fragments: Record<string, FragmentDefinitionNode>;
   /** Fragments being walked, so a cycle (refused by validation anyway) cannot loop forever. */
   active: Set<string>;
+  /**
+   * Each named fragment's cost, by whether it is spread inside introspection: walked once however
+   * often it is spread, so fragments spreading fragments cost linear time, not exponential.
+   */
+  costs: Map<string, number>;
 }
 
 /**
@@ -97,13 +103,22 @@ function introspectionCost(walk: IntrospectionWalk, selectionSet: SelectionSetNo
     }
     const fragment = selection.kind === Kind.FRAGMENT_SPREAD ? walk.fragments[selection.name.value] : selection;
     if (!fragment) continue;
-    const key = selection.kind === Kind.FRAGMENT_SPREAD ? selection.name.value : undefined;
+    const key = selection.kind === Kind.FRAGMENT_SPREAD ? `${selection.name.value}:${inside}` : undefined;
+    const known = key === undefined ? undefined : walk.costs.get(key);
+    if (known !== undefined) {
+      cost += known;
+      continue;
+    }
     if (key && walk.active.has(key)) continue;
     const type = fragment.typeCondition ? (walk.schema.getType(fragment.typeCondition.name.value) as GraphQLCompositeType | undefined) : parentType;
     if (!type) continue;
     if (key) walk.active.add(key);
-    cost += introspectionCost(walk, fragment.selectionSet, type, inside);
-    if (key) walk.active.delete(key);
+    const fragmentCost = introspectionCost(walk, fragment.selectionSet, type, inside);
+    if (key) {
+      walk.active.delete(key);
+      walk.costs.set(key, fragmentCost);
+    }
+    cost += fragmentCost;
   }
   return cost;
 }
@@ -139,7 +154,7 @@ function costLimitRule(context: object, variableValues: Record<string, unknown>,
         ...operation,
         enter(node, ...rest) {
           const rootType = validation.getSchema().getRootType(node.operation);
-          const walk = { schema: validation.getSchema(), fragments, active: new Set<string>() };
+          const walk = { schema: validation.getSchema(), fragments, active: new Set<string>(), costs: new Map<string, number>() };
           introspection = rootType ? introspectionCost(walk, node.selectionSet, rootType, false) : 0;
           return operation.enter?.(node, ...rest);
         },
@@ -158,7 +173,8 @@ export function useQueryLimits(): Plugin {
           blockFieldSuggestion: { enabled: false },
           costLimit: { enabled: false },
           maxTokens: { enabled: false },
-          maxAliases: { n: documentLimits.aliases, onReject, propagateOnRejection: false },
+          // __typename too: armor lets it be aliased without limit by default.
+          maxAliases: { n: documentLimits.aliases, allowList: [], onReject, propagateOnRejection: false },
           maxDirectives: { n: documentLimits.directives, onReject, propagateOnRejection: false },
           // The one depth check: it counts introspection and looks through fragments, as the complexity plugin's does.
           maxDepth: { n: complexityLimits.depth, ignoreIntrospection: false, flattenFragments: true, onReject, propagateOnRejection: false },
@@ -194,5 +210,41 @@ export function useAnswerSizeLimit(): Plugin {
         if (Buffer.byteLength(JSON.stringify(result)) > maxAnswerBytes) setResult(tooLarge());
       },
     }),
+  };
+}
+
+function invalidRequest(message: string): GraphQLError {
+  return new GraphQLError(message, { originalError: new AppError('invalid_request', message), extensions: { code: 'invalid_request' } });
+}
+
+/** Why a request's variables or extensions cannot be taken, if they cannot: nested past what anything here walks safely. */
+export function paramsRefusal(params: { variables?: unknown; extensions?: unknown }): GraphQLError | undefined {
+  if (nestsDeeperThan(params.variables, maxJsonNesting) || nestsDeeperThan(params.extensions, maxJsonNesting)) {
+    return invalidRequest(`variables and extensions nest at most ${maxJsonNesting} levels.`);
+  }
+  return undefined;
+}
+
+/**
+ * GraphQL params over HTTP that cannot be read (variables or extensions in a query string that are
+ * not JSON) or nest too deep are the client's mistake: 400 `invalid_request` before anything runs.
+ */
+export function useRequestParams(): Plugin {
+  return {
+    onRequestParse: ({ requestParser, setRequestParser }) => {
+      if (!requestParser) return;
+      setRequestParser(async (request) => {
+        try {
+          return await requestParser(request);
+        } catch (error) {
+          if (error instanceof SyntaxError) throw invalidRequest('variables and extensions must be JSON objects.');
+          throw error;
+        }
+      });
+    },
+    onParams: ({ params, setResult }) => {
+      const refusal = paramsRefusal(params);
+      if (refusal) setResult({ errors: [refusal] });
+    },
   };
 }

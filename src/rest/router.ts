@@ -4,6 +4,7 @@ import { unauthenticated } from '../access/keys.js';
 import type { Context } from '../graphql/context.js';
 import { AppError } from '../shared/errors.js';
 import { KeptAnswers } from '../shared/kept-answers.js';
+import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
 import { entityTag, isNotModified } from './conditional.js';
 import type { HttpMethod, RestRoute } from './routes.js';
 
@@ -30,38 +31,19 @@ function parseJsonBody(request: IncomingMessage, raw: Buffer): unknown {
   if (!jsonContentType.test(contentType)) {
     throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
   }
-  const text = raw.toString('utf8');
-  // Refused before parsing, so nothing that walks the body recursively ever meets a deep one.
-  if (nestingExceeds(text, maxBodyNesting)) {
-    throw new AppError('validation_failed', `The body nests objects and arrays more than ${maxBodyNesting} deep.`, {
-      fieldErrors: [{ field: '(body)', code: 'too_deep', message: `Nest at most ${maxBodyNesting} levels.` }],
-    });
-  }
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(raw.toString('utf8'));
   } catch (error) {
     throw new AppError('invalid_json', `The body is not valid JSON: ${(error as Error).message}`);
   }
-}
-
-/** Far more than any body of this API needs (they nest three levels). */
-const maxBodyNesting = 32;
-
-/** Whether JSON text opens more than `limit` objects or arrays inside each other, read in one pass. */
-function nestingExceeds(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index++) {
-    const char = text[index];
-    if (inString) {
-      if (char === '\\') index++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === '{' || char === '[') {
-      if (++depth > limit) return true;
-    } else if (char === '}' || char === ']') depth--;
+  // Refused before anything walks the body recursively.
+  if (nestsDeeperThan(body, maxJsonNesting)) {
+    throw new AppError('validation_failed', `The body nests objects and arrays more than ${maxJsonNesting} deep.`, {
+      fieldErrors: [{ field: '(body)', code: 'too_deep', message: `Nest at most ${maxJsonNesting} levels.` }],
+    });
   }
-  return false;
+  return body;
 }
 
 function decodeParam(value: string): string {

@@ -10,13 +10,19 @@ export async function readBody(request: IncomingMessage, limit: number): Promise
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      request.resume();
-      throw new AppError('payload_too_large', `The request body is larger than ${limit} bytes.`);
+  try {
+    for await (const chunk of request as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) {
+        request.resume();
+        throw new AppError('payload_too_large', `The request body is larger than ${limit} bytes.`);
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    // The client went away or broke off its body (ECONNRESET "aborted", a timeout): its mistake, not an outage.
+    throw new AppError('invalid_request', 'The request body ended before it was complete.');
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }

@@ -9,7 +9,7 @@ import { unauthenticated } from '../access/keys.js';
 import { createContext, type AppServices } from '../graphql/context.js';
 import { maskGraphQLError } from '../graphql/errors.js';
 import { matchedRouteOf, type RestRouter } from '../rest/router.js';
-import { AppError, databaseUnavailable } from '../shared/errors.js';
+import { AppError, databaseUnavailable, echoed } from '../shared/errors.js';
 import { readBody } from './body.js';
 import type { Metrics } from './metrics.js';
 import { sendProblem } from './problem.js';
@@ -146,7 +146,7 @@ export function createRequestHandler(deps: HttpDependencies) {
     if (handled) return;
     // Without credentials, an unknown path answers 401 like every other: paths are not disclosed to anonymous callers.
     if (!admission.principal) throw unauthenticated('Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.');
-    throw new AppError('not_found', `No route ${url.pathname}.`);
+    throw new AppError('not_found', `No route ${echoed(url.pathname)}.`);
   }
 
   return async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -181,7 +181,7 @@ export function createRequestHandler(deps: HttpDependencies) {
       if (path === '/graphql') return await serveGraphQL(request, response, url, requestId, startedAt);
       if (path.startsWith('/v1/') || path.startsWith('/api/v1/')) return await serveRest(request, response, url, requestId, startedAt);
       if (deps.serveAsset && (await deps.serveAsset(request, response, url))) return;
-      throw new AppError('not_found', `No route ${path}.`);
+      throw new AppError('not_found', `No route ${echoed(path)}.`);
     } catch (error) {
       const problem =
         error instanceof AppError ? error : (databaseUnavailable(error) ?? new AppError('internal_error', 'Something went wrong on our side.'));

@@ -10,6 +10,7 @@ import type { OpenConnections } from '../access/revocation.js';
 import type { UsageRecorder } from '../analytics/recorder.js';
 import { graphqlRouteOf, otherGraphQLRoute } from '../analytics/tracking.js';
 import { maskGraphQLError } from '../graphql/errors.js';
+import { paramsRefusal } from '../graphql/limits.js';
 import { AppError } from '../shared/errors.js';
 import { subscriptionLimits, tooManySubscriptions, type SubscriptionQuota } from './subscription-quota.js';
 import type { Yoga } from './yoga.js';
@@ -157,6 +158,11 @@ export function attachGraphQLWebSocket(
           // Taken in openSubscription below, so a refusal is an `error` message for the operation.
           subscriptionSlotHeld: true,
         });
+        const paramsRefused = paramsRefusal(payload);
+        if (paramsRefused) {
+          recordStart(400);
+          return [paramsRefused];
+        }
         let document;
         try {
           document = enveloped.parse(payload.query);

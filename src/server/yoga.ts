@@ -5,7 +5,7 @@ import { useStreamRevocation, type OpenConnections } from '../access/revocation.
 import { createContext, type AppServices, type Context } from '../graphql/context.js';
 import { useServerErrorLog, maskGraphQLError, yogaLogLevel } from '../graphql/errors.js';
 import { useKeptAnswers } from '../graphql/kept-answers.js';
-import { useAnswerSizeLimit, useQueryLimits } from '../graphql/limits.js';
+import { useAnswerSizeLimit, useQueryLimits, useRequestParams } from '../graphql/limits.js';
 import { schema } from '../graphql/schema.js';
 import { lastEventIdOf, useResumableServerSentEvents } from '../events/sse-resume.js';
 import { AppError } from '../shared/errors.js';
@@ -65,6 +65,7 @@ export function createGraphQLServer(services: AppServices, metrics: Metrics, ope
     graphqlEndpoint: '/graphql',
     context: ({ admission, requestId, request }) => createContext(services, admission.principal, requestId, lastEventIdOf(request)),
     plugins: [
+      useRequestParams(),
       useQueryLimits(),
       useOperationRoute(),
       useServerErrorLog(),

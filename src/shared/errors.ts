@@ -81,8 +81,13 @@ export class AppError extends Error {
   }
 }
 
+/** Client text as an error message repeats it: at most 64 characters, so an answer never echoes a huge input. */
+export function echoed(text: string): string {
+  return text.length > 64 ? `${text.slice(0, 64)}…` : text;
+}
+
 export function notFound(what: string, id: string): AppError {
-  return new AppError('not_found', `No ${what} with id "${id}".`);
+  return new AppError('not_found', `No ${what} with id "${echoed(id)}".`);
 }
 
 export function validationFailed(fieldErrors: FieldError[], message = 'The request has invalid fields.'): AppError {

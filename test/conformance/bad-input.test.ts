@@ -1,5 +1,8 @@
-import { Writable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readBody } from '../../src/server/body.js';
+import { AppError } from '../../src/shared/errors.js';
 import { apiClient, type ApiCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -123,6 +126,41 @@ describe('deep JSON bodies', () => {
       const response = await call('POST', '/v1/bookings', body);
       expect({ status: response.status, code: response.body.code }).toEqual({ status: 422, code: 'validation_failed' });
     }
+  });
+});
+
+describe('GraphQL params', () => {
+  it('that are not JSON in a query string are 400 invalid_request', async () => {
+    for (const params of ['variables=%7B', 'extensions=%7B', 'variables=%5B1%2C']) {
+      const response = await fetch(`${server.url}/graphql?query=%7B__typename%7D&${params}`, { headers: { authorization: `Bearer ${key}` } });
+      expect(response.status, params).toBe(400);
+      expect((await response.json()).errors[0].extensions.code).toBe('invalid_request');
+    }
+  });
+
+  it('with variables nested past 32 levels are 400 invalid_request before anything walks them', async () => {
+    // Written out, since JSON.stringify itself overflows the stack on such a value.
+    const body = `{"query":"query { categories(first: 1) { edges { cursor } } }","variables":{"deep":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
+    const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+    expect(response.status).toBe(400);
+    expect((await response.json()).errors[0].extensions.code).toBe('invalid_request');
+    expect((await graphql('query($v: [[String]]) { __typename }', { v: [['ok']] })).status).toBe(200);
+  });
+});
+
+describe('a request body the client breaks off', () => {
+  it('is the client\'s mistake (400), not a database outage', async () => {
+    const aborted = Object.assign(
+      new Readable({
+        read() {
+          this.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+        },
+      }),
+      { headers: {} },
+    );
+    const refusal = await readBody(aborted as unknown as IncomingMessage, 1000).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(AppError);
+    expect((refusal as AppError).status).toBe(400);
   });
 });
 

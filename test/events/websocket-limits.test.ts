@@ -37,10 +37,10 @@ interface Outcome {
 }
 
 /** Runs a query (or the start of a subscription) and settles with its first answer or its error. */
-function firstOutcome(client: Client, query: string): Promise<Outcome> {
+function firstOutcome(client: Client, query: string, variables?: Record<string, unknown>): Promise<Outcome> {
   return new Promise((resolve) => {
     client.subscribe(
-      { query },
+      { query, ...(variables ? { variables } : {}) },
       { next: (result) => resolve(result as Outcome), error: (error) => resolve({ errors: error as Outcome['errors'] }), complete: () => resolve({}) },
     );
   });
@@ -105,6 +105,14 @@ describe('graphql-ws limits', () => {
     expect(broken.errors?.[0]?.extensions?.code).toBe('invalid_request');
     const deep = await firstOutcome(client, `{ ${'a { '.repeat(5000)}b${' }'.repeat(5000)} }`);
     expect(deep.errors?.[0]?.extensions?.code).toBe('query_too_complex');
+    expect(await firstOutcome(client, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it('refuses variables nested past 32 levels with an error for that operation, and keeps the socket', async () => {
+    const client = connect(server.url);
+    const deep = JSON.parse(`${'['.repeat(1000)}${']'.repeat(1000)}`) as unknown;
+    const refused = await firstOutcome(client, '{ __typename }', { deep });
+    expect(refused.errors?.[0]?.extensions?.code).toBe('invalid_request');
     expect(await firstOutcome(client, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
   });
 

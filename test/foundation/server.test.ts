@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -9,6 +11,24 @@ beforeAll(async () => {
   ({ key } = await server.createKey({ scopes: ['bookings:read'] }));
 });
 afterAll(() => server?.close());
+
+describe('a client trickling its request', () => {
+  let patient: TestServer;
+  beforeAll(async () => {
+    patient = await startTestServer({ config: { REQUEST_TIMEOUT_MS: 1000 } });
+  });
+  afterAll(() => patient?.close());
+
+  it('is answered 408 and cut off once REQUEST_TIMEOUT_MS has passed, before its body is read', { timeout: 15_000 }, async () => {
+    const { port } = new URL(patient.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => (answer += String(chunk)));
+    socket.write('POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+    await once(socket, 'close');
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+  });
+});
 
 describe('HTTP foundation', () => {
   it('answers health and readiness, readiness from the database', async () => {
