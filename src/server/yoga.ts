@@ -66,17 +66,18 @@ export function createGraphQLServer(services: AppServices, metrics: Metrics, ope
     context: ({ admission, requestId, request }) => createContext(services, admission.principal, requestId, lastEventIdOf(request)),
     plugins: [
       useRequestParams(),
-      useQueryLimits(),
       useOperationRoute(),
       useServerErrorLog(),
+      // Before the limits' per-request checks: a kept answer was asked before with the same
+      // document, variables and caller, so it passed them then, and it is far under the answer limit.
+      useKeptAnswers(schema, keptAnswerBudget, (outcome) => metrics.keptAnswer('graphql', outcome)),
+      useQueryLimits(),
       useResumableServerSentEvents(),
       useSubscriptionCount(metrics),
       useSubscriptionQuota(subscriptionQuota),
       useRefusalStatus(),
       useStreamRevocation(openConnections),
-      // Before useKeptAnswers, which then sees the refusal of an oversized answer and does not keep it.
       useAnswerSizeLimit(),
-      useKeptAnswers(schema, keptAnswerBudget, (outcome) => metrics.keptAnswer('graphql', outcome)),
     ],
     maskedErrors: { maskError: (error) => maskGraphQLError(error) },
     graphiql: {
