@@ -3,6 +3,7 @@ import type { UsageAlert } from '../generated/prisma/client.js';
 import { AlertMetric } from '../generated/prisma/enums.js';
 import type { Context } from '../graphql/context.js';
 import { builder } from '../graphql/builder.js';
+import { insufficientScope } from '../access/principal.js';
 import { AppError } from '../shared/errors.js';
 import { parseAlertRuleInput } from './alerts.js';
 import { newId } from '../shared/ids.js';
@@ -44,7 +45,7 @@ const analyticsScope = { scope: 'analytics:read' } as const;
 
 /** The calling API key's id; usage and its rules exist for API keys only. */
 function callingKeyId(context: Context): string {
-  if (context.principal?.kind !== 'api_key') throw new AppError('insufficient_scope', 'Usage alerts exist for API keys only.');
+  if (context.principal?.kind !== 'api_key') throw insufficientScope([]);
   return context.principal.keyId;
 }
 

@@ -1,6 +1,7 @@
 // GraphQL of the analytics domain: a key's usage on Viewer, and any key's usage for operators.
 import type { ArgBuilder } from '@pothos/core';
 import { builder, type BuilderTypes } from '../graphql/builder.js';
+import { insufficientScope } from '../access/principal.js';
 import { AppError } from '../shared/errors.js';
 import './graphql-alerts.js';
 import { granularities, usageReport, type Granularity, type RouteUsage, type UsageReport, type UsageTotals } from './usage.js';
@@ -58,7 +59,7 @@ builder.objectField(Viewer, 'usage', (t) =>
     authScopes: { scope: 'analytics:read' },
     args: rangeArguments(t.arg),
     resolve: (principal, args, context) => {
-      if (principal.kind !== 'api_key') throw new AppError('insufficient_scope', 'Usage is recorded for API keys only.');
+      if (principal.kind !== 'api_key') throw insufficientScope([]);
       return usageReport(context.prisma, principal.keyId, { from: args.from, to: args.to, granularity: args.granularity ?? 'HOUR' });
     },
   }),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { WebhookDelivery, WebhookEndpoint } from '../../generated/prisma/client.js';
 import type { Context } from '../../graphql/context.js';
-import { hasScope } from '../../access/principal.js';
+import { hasScope, insufficientScope } from '../../access/principal.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { parseInput } from '../../shared/validation.js';
@@ -45,10 +45,7 @@ function accountOf(context: Context): string {
 function requireScopeForEvents(context: Context, events: readonly WebhookEventType[]): void {
   const receivesBookings = events.length === 0 || events.some((kind) => (bookingEventTypes as readonly string[]).includes(kind));
   if (receivesBookings && !hasScope(context.principal, 'bookings:read')) {
-    throw new AppError(
-      'insufficient_scope',
-      'An endpoint that receives booking events (events empty, or any booking.* kind) needs the bookings:read scope besides webhooks:manage.',
-    );
+    throw insufficientScope(['bookings:read'], 'An endpoint that receives booking events (events empty, or any booking.* kind) carries customer data.');
   }
 }
 
