@@ -6,7 +6,7 @@ import { openDatabase, parseDatabaseUrl, whileLocked, type Database, type Databa
 import { applyMigrations } from './db/migrator.js';
 import { isDatabaseEmpty, seedDatabase } from './db/seed.js';
 import type { PrismaClient } from './generated/prisma/client.js';
-import { createSecretBox, isSealed, randomSecretsKey, secretsKeyBytes, type SecretBox } from './shared/secrets.js';
+import { createSecretBox, isSealed, randomSecretsKey, sealedPrefix, secretsKeyBytes, type SecretBox } from './shared/secrets.js';
 
 /** Where the embedded database keeps the demo credentials, so every start can show them again. */
 const demoFile = './.data/demo.json';
@@ -45,16 +45,23 @@ export async function loadSecretsKey(config: Config, databaseConfig: DatabaseCon
  * Repeating it changes nothing.
  */
 async function encryptStoredSecrets(prisma: PrismaClient, secrets: SecretBox): Promise<void> {
-  const endpoints = await prisma.webhookEndpoint.findMany({ select: { id: true, secret: true, previousSecret: true } });
-  const keys = await prisma.apiKey.findMany({ where: { signingSecret: { not: null } }, select: { id: true, signingSecret: true } });
-  const sample = [...endpoints.map((endpoint) => endpoint.secret), ...keys.map((key) => key.signingSecret!)].find(isSealed);
-  if (sample !== undefined) {
+  const sealed = { startsWith: sealedPrefix };
+  const sample =
+    (await prisma.webhookEndpoint.findFirst({ where: { secret: sealed }, select: { secret: true } }))?.secret ??
+    (await prisma.apiKey.findFirst({ where: { signingSecret: sealed }, select: { signingSecret: true } }))?.signingSecret;
+  if (sample) {
     try {
       secrets.open(sample);
     } catch {
       throw new ConfigurationError('SECRETS_KEY does not decrypt the secrets stored in the database; it must be the key they were encrypted with');
     }
   }
+  // Only rows still in plain text are read, so a start costs two lookups once they are all encrypted.
+  const endpoints = await prisma.webhookEndpoint.findMany({
+    where: { OR: [{ NOT: { secret: sealed } }, { NOT: { previousSecret: sealed } }] },
+    select: { id: true, secret: true, previousSecret: true },
+  });
+  const keys = await prisma.apiKey.findMany({ where: { NOT: [{ signingSecret: null }, { signingSecret: sealed }] }, select: { id: true, signingSecret: true } });
   // Each row changes only if it still holds what was read, so an instance of the previous version
   // rotating a secret meanwhile is not overwritten (updated_at is left alone: nothing the client sees changed).
   for (const { id, secret, previousSecret } of endpoints) {
