@@ -111,7 +111,7 @@ export function createApp(options: AppOptions): App {
     },
     (request, response) => void handler(request, response),
   );
-  const webSocket = attachGraphQLWebSocket(server, yoga, gate, openConnections, { maxPayloadBytes: config.MAX_BODY_BYTES, quota: subscriptionQuota }, usage);
+  const webSocket = attachGraphQLWebSocket(server, yoga, gate, openConnections, { maxPayloadBytes: config.MAX_BODY_BYTES, quota: subscriptionQuota, logger }, usage);
 
   return {
     server,

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { AccessGate, Admission } from '../access/gate.js';
 import { credentialIdOf } from '../access/principal.js';
@@ -11,7 +12,7 @@ import type { UsageRecorder } from '../analytics/recorder.js';
 import { graphqlRouteOf, otherGraphQLRoute } from '../analytics/tracking.js';
 import { maskGraphQLError } from '../graphql/errors.js';
 import { paramsRefusal } from '../graphql/limits.js';
-import { AppError } from '../shared/errors.js';
+import { AppError, databaseUnavailable } from '../shared/errors.js';
 import { subscriptionLimits, tooManySubscriptions, type SubscriptionQuota } from './subscription-quota.js';
 import type { Yoga } from './yoga.js';
 
@@ -48,11 +49,12 @@ class ClientWebSocket extends WebSocket {
   }
 }
 
-export interface WebSocketLimits {
+export interface WebSocketOptions {
   /** Largest message accepted; a larger one closes the socket with 1009. */
   maxPayloadBytes: number;
   /** Each credential's count of open subscriptions, over every transport and instance. */
   quota: SubscriptionQuota;
+  logger: Logger;
 }
 
 export interface GraphQLWebSocket {
@@ -69,11 +71,11 @@ export function attachGraphQLWebSocket(
   yoga: Yoga,
   gate: AccessGate,
   openConnections: OpenConnections,
-  limits: WebSocketLimits,
+  options: WebSocketOptions,
   usage?: UsageRecorder,
 ): GraphQLWebSocket {
-  const webSocketServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: limits.maxPayloadBytes, WebSocket: ClientWebSocket });
-  const { quota } = limits;
+  const webSocketServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: options.maxPayloadBytes, WebSocket: ClientWebSocket });
+  const { quota } = options;
 
   /** Opens a subscription's slot on its socket and its credential; the refusal when either is full. */
   async function openSubscription(extra: SocketExtra, id: string): Promise<GraphQLError[] | undefined> {
@@ -101,6 +103,7 @@ export function attachGraphQLWebSocket(
     {
       onConnect: async (ctx) => {
         const extra = ctx.extra as SocketExtra;
+        extra.requestId = `req_${randomUUID().replaceAll('-', '')}`;
         try {
           extra.admission = await gate.admit({
             method: 'GET',
@@ -109,7 +112,6 @@ export function attachGraphQLWebSocket(
             remoteAddress: extra.request.socket.remoteAddress ?? '',
             body: Buffer.alloc(0),
           });
-          extra.requestId = `req_${randomUUID().replaceAll('-', '')}`;
           const { principal } = extra.admission;
           // Sockets need a credential, like every GraphQL request: refused as graphql-ws refuses (4403).
           if (!principal) return false;
@@ -125,76 +127,88 @@ export function attachGraphQLWebSocket(
           return true;
         } catch (error) {
           if (error instanceof AppError) return false;
-          throw error;
+          // Our failure, not the client's: logged with the socket's request id, and the client told
+          // to come back (1013) or that the server failed (1011), never the error's own text.
+          const unavailable = databaseUnavailable(error);
+          options.logger.error({ err: error, request_id: extra.requestId }, 'graphql-ws connection failed');
+          extra.socket.close(unavailable ? 1013 : 1011, unavailable ? 'Try again later' : 'Internal server error');
+          return false;
         }
       },
       onSubscribe: async (ctx, id, payload) => {
-        const extra = ctx.extra as SocketExtra;
-        const { principal } = extra.admission!;
-        // Analytics count each operation start once, with the status it would have had over HTTP.
-        const recordStart = (status: number, route = otherGraphQLRoute) => {
-          if (usage && principal?.kind === 'api_key') {
-            usage.record({ apiKeyId: principal.keyId, route, status, latencyMs: 0, bytes: 0 });
-          }
-        };
-        if (principal) {
-          try {
-            await gate.meter(extra.admission!);
-          } catch (error) {
-            if (error instanceof AppError) {
-              recordStart(error.status);
-              return [maskGraphQLError(error)];
-            }
-            throw error;
-          }
-        }
-        const enveloped: Enveloped = yoga.getEnveloped({
-          ...ctx,
-          req: extra.request,
-          socket: extra.socket,
-          params: payload,
-          admission: extra.admission!,
-          requestId: extra.requestId!,
-          // Taken in openSubscription below, so a refusal is an `error` message for the operation.
-          subscriptionSlotHeld: true,
-        });
-        const paramsRefused = paramsRefusal(payload);
-        if (paramsRefused) {
-          recordStart(400);
-          return [paramsRefused];
-        }
-        let document;
         try {
-          document = enveloped.parse(payload.query);
-        } catch (error) {
-          // A syntax error (or a document over the token limit) fails this operation, not the socket.
-          if (!(error instanceof GraphQLError)) throw error;
-          recordStart(400);
-          return [maskGraphQLError(error)];
-        }
-        const errors = enveloped.validate(enveloped.schema, document);
-        if (errors.length > 0) {
-          recordStart(400);
-          return errors.map((error: GraphQLError) => maskGraphQLError(error));
-        }
-        const operation = getOperationAST(document, payload.operationName);
-        if (operation?.operation === 'subscription') {
-          const refusal = await openSubscription(extra, id);
-          if (refusal) {
-            recordStart(429);
-            return refusal;
+          const extra = ctx.extra as SocketExtra;
+          const { principal } = extra.admission!;
+          // Analytics count each operation start once, with the status it would have had over HTTP.
+          const recordStart = (status: number, route = otherGraphQLRoute) => {
+            if (usage && principal?.kind === 'api_key') {
+              usage.record({ apiKeyId: principal.keyId, route, status, latencyMs: 0, bytes: 0 });
+            }
+          };
+          if (principal) {
+            try {
+              await gate.meter(extra.admission!);
+            } catch (error) {
+              if (error instanceof AppError) {
+                recordStart(error.status);
+                return [maskGraphQLError(error)];
+              }
+              throw error;
+            }
           }
+          const enveloped: Enveloped = yoga.getEnveloped({
+            ...ctx,
+            req: extra.request,
+            socket: extra.socket,
+            params: payload,
+            admission: extra.admission!,
+            requestId: extra.requestId!,
+            // Taken in openSubscription below, so a refusal is an `error` message for the operation.
+            subscriptionSlotHeld: true,
+          });
+          const paramsRefused = paramsRefusal(payload);
+          if (paramsRefused) {
+            recordStart(400);
+            return [paramsRefused];
+          }
+          let document;
+          try {
+            document = enveloped.parse(payload.query);
+          } catch (error) {
+            // A syntax error (or a document over the token limit) fails this operation, not the socket.
+            if (!(error instanceof GraphQLError)) throw error;
+            recordStart(400);
+            return [maskGraphQLError(error)];
+          }
+          const errors = enveloped.validate(enveloped.schema, document);
+          if (errors.length > 0) {
+            recordStart(400);
+            return errors.map((error: GraphQLError) => maskGraphQLError(error));
+          }
+          const operation = getOperationAST(document, payload.operationName);
+          if (operation?.operation === 'subscription') {
+            const refusal = await openSubscription(extra, id);
+            if (refusal) {
+              recordStart(429);
+              return refusal;
+            }
+          }
+          recordStart(200, graphqlRouteOf(operation?.name?.value));
+          const args: ExecutionArgs = {
+            schema: enveloped.schema,
+            operationName: payload.operationName ?? null,
+            document,
+            variableValues: payload.variables ?? null,
+            contextValue: await enveloped.contextFactory(),
+            rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+          };
+          return args;
+        } catch (error) {
+          // Our failure: this operation answers internal_error (or service_unavailable) and the socket goes on.
+          const extra = ctx.extra as SocketExtra;
+          options.logger.error({ err: error, request_id: extra.requestId }, 'graphql-ws operation failed');
+          return [maskGraphQLError(databaseUnavailable(error) ?? error, extra.requestId)];
         }
-        recordStart(200, graphqlRouteOf(operation?.name?.value));
-        const args: ExecutionArgs = {
-          schema: enveloped.schema,
-          operationName: payload.operationName ?? null,
-          document,
-          variableValues: payload.variables ?? null,
-          contextValue: await enveloped.contextFactory(),
-          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
-        };
-        return args;
       },
       onComplete: (ctx, id) => closeSubscription(ctx.extra as SocketExtra, id),
       onClose: (ctx) => {

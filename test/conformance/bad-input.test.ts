@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
+import { once } from 'node:events';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { readBody } from '../../src/server/body.js';
 import { AppError } from '../../src/shared/errors.js';
 import { apiClient, type ApiCall } from '../support/http.js';
@@ -238,5 +240,20 @@ describe('logging', () => {
     const errorLines = () => lines.filter((line) => line.level >= 50);
     await expect.poll(() => errorLines().map((line) => line.request_id).sort(), { timeout: 5_000 }).toEqual(['graphql-500', 'rest-500']);
     expect(lines.filter((line) => line.request_id && Object.hasOwn(clientMistakes, line.request_id) && line.level >= 40)).toEqual([]);
+  });
+
+  it('logs a graphql-ws connection that fails on our side and closes it with 1011, not with the error text', async () => {
+    const { key: unseenKey } = await logged.createKey({ scopes: ['bookings:read'] });
+    await logged.prisma.$executeRawUnsafe('ALTER TABLE api_keys RENAME TO api_keys_gone');
+    try {
+      const socket = new WebSocket(`${logged.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+      await once(socket, 'open');
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${unseenKey}` } }));
+      const [code, reason] = (await once(socket, 'close')) as [number, Buffer];
+      expect({ code, reason: String(reason) }).toEqual({ code: 1011, reason: 'Internal server error' });
+    } finally {
+      await logged.prisma.$executeRawUnsafe('ALTER TABLE api_keys_gone RENAME TO api_keys');
+    }
+    await expect.poll(() => lines.some((line) => line.level >= 50 && line.msg === 'graphql-ws connection failed' && line.request_id?.startsWith('req_'))).toBe(true);
   });
 });
