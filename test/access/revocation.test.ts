@@ -1,5 +1,6 @@
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscriptionsActive } from '../support/metrics.js';
 import { webSocketFrom } from '../support/websocket.js';
 import { createApiKey, newApiKeyCredentials } from '../../src/access/keys.js';
 import { newId } from '../../src/shared/ids.js';
@@ -92,11 +93,6 @@ async function openEventStream(baseUrl: string, credential: string | null, query
     }
   })();
   return stream;
-}
-
-async function subscriptionsActive(baseUrl: string): Promise<number> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  return Number(/^hallowgate_subscriptions_active (\S+)$/m.exec(text)![1]);
 }
 
 describe('a credential that stops being valid loses its open connections', () => {

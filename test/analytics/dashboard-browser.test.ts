@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard } from '../../src/analytics/dashboard/build.js';
 import { launchChromium } from '../support/browser.js';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
+import { subscriptionsActive } from '../support/metrics.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -99,8 +100,11 @@ describe('the dashboard', () => {
   });
 
   it('shows a booking created elsewhere within a second, and after a dropped connection what it missed, once', async () => {
+    const subscribedBefore = await subscriptionsActive(server.url);
     const page = await signIn(key);
     await page.locator('#feed-status', { hasText: 'Live' }).waitFor();
+    // "Live" shows once the socket is acknowledged; the feed's subscription starts just after.
+    await expect.poll(() => subscriptionsActive(server.url)).toBeGreaterThan(subscribedBefore);
     const live = await book(70);
     await page.locator('#feed li', { hasText: live }).waitFor({ timeout: 1000 });
 

@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { subscriptionLimits } from '../../src/server/subscription-quota.js';
 import { createSecretBox } from '../../src/shared/secrets.js';
 import { testSecretsKey } from '../support/secrets.js';
+import { subscriptionsActive } from '../support/metrics.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
 
@@ -70,10 +71,6 @@ function subscribeMany(client: Client, count: number, refusals: string[]): (() =
   );
 }
 
-async function openSubscriptions(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(/^hallowgate_subscriptions_active (\d+)/m.exec(text)?.[1] ?? 0);
-}
 
 describe('graphql-ws limits', () => {
   it('closes a socket that sends a message over MAX_BODY_BYTES with 1009, reporting no internal error', async () => {
@@ -120,28 +117,28 @@ describe('graphql-ws limits', () => {
     const { key: ownKey } = await server.createKey({ scopes: ['bookings:read'], promo: true });
     const client = connect(server.url, ownKey);
     const refusals: string[] = [];
-    const before = await openSubscriptions(server.url);
+    const before = await subscriptionsActive(server.url);
     const stops = subscribeMany(client, subscriptionLimits.perSocket + 1, refusals);
     await expect.poll(() => refusals, { timeout: 10_000 }).toEqual(['too_many_subscriptions']);
-    await expect.poll(() => openSubscriptions(server.url), { timeout: 10_000 }).toBe(before + subscriptionLimits.perSocket);
+    await expect.poll(() => subscriptionsActive(server.url), { timeout: 10_000 }).toBe(before + subscriptionLimits.perSocket);
     expect(await firstOutcome(client, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
     // A completed subscription frees its place on the socket.
     stops[0]!();
-    await expect.poll(() => openSubscriptions(server.url)).toBe(before + subscriptionLimits.perSocket - 1);
+    await expect.poll(() => subscriptionsActive(server.url)).toBe(before + subscriptionLimits.perSocket - 1);
     subscribeMany(client, 1, refusals);
-    await expect.poll(() => openSubscriptions(server.url)).toBe(before + subscriptionLimits.perSocket);
+    await expect.poll(() => subscriptionsActive(server.url)).toBe(before + subscriptionLimits.perSocket);
     expect(refusals).toEqual(['too_many_subscriptions']);
     await client.dispose();
-    await expect.poll(() => openSubscriptions(server.url)).toBe(before);
+    await expect.poll(() => subscriptionsActive(server.url)).toBe(before);
   });
 
   it(`refuses the subscription past ${subscriptionLimits.perCredential} of one key across sockets`, async () => {
     const { key: ownKey } = await server.createKey({ scopes: ['bookings:read'], promo: true });
     const refusals: string[] = [];
-    const before = await openSubscriptions(server.url);
+    const before = await subscriptionsActive(server.url);
     const sockets = Array.from({ length: subscriptionLimits.perCredential / subscriptionLimits.perSocket }, () => connect(server.url, ownKey));
     for (const socket of sockets) subscribeMany(socket, subscriptionLimits.perSocket, refusals);
-    await expect.poll(() => openSubscriptions(server.url), { timeout: 30_000 }).toBe(before + subscriptionLimits.perCredential);
+    await expect.poll(() => subscriptionsActive(server.url), { timeout: 30_000 }).toBe(before + subscriptionLimits.perCredential);
     const extra = connect(server.url, ownKey);
     const refused = await firstOutcome(extra, subscription);
     expect(refused.errors?.[0]?.extensions?.code).toBe('too_many_subscriptions');
@@ -153,14 +150,14 @@ describe('graphql-ws limits', () => {
     expect(await refusedStream.text()).toContain('"code":"too_many_subscriptions"');
     // Closing sockets frees their subscriptions' places.
     await Promise.all(sockets.map((socket) => socket.dispose()));
-    await expect.poll(() => openSubscriptions(server.url), { timeout: 10_000 }).toBe(before);
+    await expect.poll(() => subscriptionsActive(server.url), { timeout: 10_000 }).toBe(before);
     subscribeMany(extra, 1, refusals);
-    await expect.poll(() => openSubscriptions(server.url)).toBe(before + 1);
+    await expect.poll(() => subscriptionsActive(server.url)).toBe(before + 1);
     const stream = await openServerSentEvents(server.url, ownKey);
     expect(stream.status).toBe(200);
-    await expect.poll(() => openSubscriptions(server.url)).toBe(before + 2);
+    await expect.poll(() => subscriptionsActive(server.url)).toBe(before + 2);
     await stream.body?.cancel();
-    await expect.poll(() => openSubscriptions(server.url)).toBe(before + 1);
+    await expect.poll(() => subscriptionsActive(server.url)).toBe(before + 1);
     expect(refusals).toEqual([]);
   });
 });
@@ -188,7 +185,7 @@ describe.skipIf(!redisUrl)('graphql-ws subscription limit across instances shari
         for (let index = 0; index < half; index++) subscribeMany(connect(url, sharedKey), subscriptionLimits.perSocket, refusals);
       }
       await expect
-        .poll(async () => (await openSubscriptions(first.url)) + (await openSubscriptions(second.url)), { timeout: 30_000 })
+        .poll(async () => (await subscriptionsActive(first.url)) + (await subscriptionsActive(second.url)), { timeout: 30_000 })
         .toBe(subscriptionLimits.perCredential);
       for (const url of [first.url, second.url]) {
         const refused = await firstOutcome(connect(url, sharedKey), subscription);
