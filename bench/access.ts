@@ -26,6 +26,7 @@ import { loadConfig } from '../src/config.js';
 import { createAnnouncements } from '../src/events/bus.js';
 import type { AppServices } from '../src/graphql/context.js';
 import { newId } from '../src/shared/ids.js';
+import { closeWhenParentLeaves } from './support.js';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -106,11 +107,17 @@ async function measureGate(label: string, redisUrl: string | undefined, key: str
 async function benchGate(redisUrl: string | undefined) {
   const { database, key } = await openBenchDatabase();
   const announcements = createAnnouncements({});
-  const services: AppServices = { prisma: database.prisma, readRows: database.readRows, logger: pino({ level: 'silent' }), clock: acceleratedClock(), bookingEventBus: announcements.bookingEvents, revokedCredentials: announcements.revokedCredentials, config: loadConfig({}), secrets: database.secrets };
-  const rows = [
-    await measureGate('anonymous (nothing to check)', undefined, null, services),
-    await measureGate('key: auth + rate limit, memory', undefined, key, services),
-  ];
+  const services: AppServices = {
+    prisma: database.prisma,
+    readRows: database.readRows,
+    logger: pino({ level: 'silent' }),
+    clock: acceleratedClock(),
+    bookingEventBus: announcements.bookingEvents,
+    revokedCredentials: announcements.revokedCredentials,
+    config: loadConfig({}),
+    secrets: database.secrets,
+  };
+  const rows = [await measureGate('anonymous (nothing to check)', undefined, null, services), await measureGate('key: auth + rate limit, memory', undefined, key, services)];
   if (redisUrl) rows.push(await measureGate('key: auth + rate limit, Redis', redisUrl, key, services));
   await announcements.close();
   await database.close();
@@ -126,7 +133,7 @@ async function serve(redisUrl: string | undefined) {
   const url = await app.listen(0, '127.0.0.1');
   process.send!({ url, key });
   process.on('message', () => process.send!(process.cpuUsage()));
-  process.once('disconnect', () => void app.close().then(() => database.close()).then(() => process.exit(0)));
+  closeWhenParentLeaves(app, database);
 }
 
 function startChild(redisUrl: string | undefined): Promise<{ child: ChildProcess; url: string; key: string }> {
@@ -178,7 +185,10 @@ function mean(values: number[]): number {
 
 async function benchHttp(redisUrl: string | undefined) {
   const rows = [];
-  for (const [store, url] of [['memory', undefined], ['Redis', redisUrl]] as const) {
+  for (const [store, url] of [
+    ['memory', undefined],
+    ['Redis', redisUrl],
+  ] as const) {
     if (store === 'Redis' && !url) continue;
     const server = await startChild(url);
     await load(server.url, null, 3);
@@ -237,9 +247,12 @@ async function main() {
   if (!redisUrl) console.log(`(no Redis at ${candidate}: Redis rows skipped)`);
 
   console.log('\nPart 1: the access gate in process, 20,000 sequential admits each (µs per request)');
-  console.table(await benchGate(redisUrl));
+  const gate = await benchGate(redisUrl);
+  console.table(gate);
   console.log(`\nPart 2: POST /graphql { __typename } over HTTP, autocannon 20 connections, ${rounds} alternating rounds of ${secondsPerRun} s each (means)`);
-  console.table(await benchHttp(redisUrl));
+  const http = await benchHttp(redisUrl);
+  console.table(http);
+  console.log(JSON.stringify({ bench: 'access', node: process.version, gate, http }));
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,7 @@
 /**
  * Booking service throughput over HTTP: creates (spread over many slots, and all into one hot slot),
- * lists and single reads on /v1, against in-memory PGlite and, when reachable, PostgreSQL.
+ * lists and single reads on /v1, and the availability of a busy service for 31 days over GraphQL
+ * (executed, and repeated from the kept answer), against in-memory PGlite and, when reachable, PostgreSQL.
  *
  *   npx tsx bench/bookings.ts
  *
@@ -16,9 +17,22 @@ import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
 import { applyMigrations } from '../src/db/migrator.js';
+import { scheduleOf } from '../src/bookings/availability.js';
+import { slotsBetween } from '../src/bookings/schedule.js';
 import { newId } from '../src/shared/ids.js';
 import { createSecretBox, randomSecretsKey } from '../src/shared/secrets.js';
-import { autocannon, forkServer, reachable, renderEveryTime, statusSummary, withScratchDatabase, type AutocannonResult } from './support.js';
+import {
+  autocannon,
+  everyHour,
+  executeEveryTime,
+  forkServer,
+  reachable,
+  renderEveryTime,
+  statusSummary,
+  withScratchDatabase,
+  type AutocannonResult,
+  closeWhenParentLeaves,
+} from './support.js';
 
 const connections = 20;
 const secondsPerRun = 10;
@@ -29,7 +43,11 @@ interface Fixture {
   url: string;
   key: string;
   serviceId: string;
+  /** Open every night 18:00–02:00 in New York, a 45-minute visit every 15 minutes, every slot partly booked. */
+  busyServiceId: string;
 }
+
+const availabilityDays = 31;
 
 // ---------------------------------------------------------------- child: the server
 
@@ -43,20 +61,48 @@ async function serve(databaseUrl: string) {
   });
   // Capacity far above what one run books, so every create does the full capacity work and succeeds.
   const service = await prisma.service.create({
-    data: { id: newId('service'), name: 'Bench entry', attractionId: attraction.id, durationMinutes: 30, capacity: 1_000_000 },
+    data: { id: newId('service'), name: 'Bench entry', attractionId: attraction.id, capacity: 1_000_000, ...everyHour() },
   });
+  const busy = await prisma.service.create({
+    data: {
+      id: newId('service'),
+      name: 'Busy nights',
+      attractionId: attraction.id,
+      capacity: 40,
+      ...everyHour(),
+      durationMinutes: 45,
+      timezone: 'America/New_York',
+      slotMinutes: 15,
+      openingHours: [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, opens: '18:00', closes: '02:00' })),
+    },
+  });
+  // Places taken in every slot of the measured range (30 a night), as bookings over a season leave them.
+  const { startDate, endDate } = availabilityRange();
+  const nights = slotsBetween(scheduleOf(busy), startDate, endDate);
+  await prisma.bookingSlot.createMany({ data: nights.map((night, index) => ({ serviceId: busy.id, startTime: night.start, placesTaken: (index * 7) % 41 })) });
   const account = await prisma.account.create({ data: { id: newId('account'), name: 'Bench' } });
   const secrets = createSecretBox(randomSecretsKey());
   const { key } = await createApiKey(prisma, secrets, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['bookings:read', 'bookings:write'] });
   const app = createApp({ config, database, secrets });
   const url = await app.listen(0, '127.0.0.1');
-  process.send!({ url, key, serviceId: service.id } satisfies Fixture);
+  process.send!({ url, key, serviceId: service.id, busyServiceId: busy.id } satisfies Fixture);
   // The parent asks for this process's CPU time around each measured run.
   process.on('message', () => process.send!(process.cpuUsage()));
-  process.once('disconnect', () => void app.close().then(() => database.close()).then(() => process.exit(0)));
+  closeWhenParentLeaves(app, database);
 }
 
 // ---------------------------------------------------------------- parent: the load
+
+/** 31 days from tomorrow (UTC dates; the busy service's zone is a few hours behind). */
+function availabilityRange(): { startDate: string; endDate: string } {
+  const tomorrow = Math.floor(Date.now() / 86_400_000) + 1;
+  const date = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
+  return { startDate: date(tomorrow), endDate: date(tomorrow + availabilityDays - 1) };
+}
+
+const availabilityQuery = `query Availability($id: ID!, $startDate: Date!, $endDate: Date!) {
+  service(id: $id) { availability(startDate: $startDate, endDate: $endDate) { startTime endTime capacity remaining } }
+}`;
 
 /** Start of tomorrow (UTC) plus `hours`, so every slot is in the future and valid. */
 function slot(hours: number): string {
@@ -110,6 +156,14 @@ async function benchDatabase(label: string, databaseUrl: string) {
     ['GET /v1/bookings?limit=20, a new URL each time (render)', { requests: renderEveryTime('/v1/bookings?limit=20') }],
     ['GET /v1/bookings?limit=20, repeated (kept answer)', { requests: [{ method: 'GET', path: '/v1/bookings?limit=20' }] }],
     ['GET /v1/bookings?start_date=…&end_date=…&limit=100 (render)', { requests: renderEveryTime(`/v1/bookings?start_date=${day}&end_date=${day}&limit=100`) }],
+    [
+      `GraphQL Service.availability, ${availabilityDays} days of a busy service (930 slots, executed)`,
+      { url: `${fixture.url}/graphql`, requests: executeEveryTime(availabilityQuery, { id: fixture.busyServiceId, ...availabilityRange() }) },
+    ],
+    [
+      `GraphQL Service.availability, ${availabilityDays} days of a busy service, repeated (kept answer)`,
+      { url: `${fixture.url}/graphql`, method: 'POST', body: JSON.stringify({ query: availabilityQuery, variables: { id: fixture.busyServiceId, ...availabilityRange() } }) },
+    ],
   ];
   const rows = [];
   try {
@@ -150,6 +204,7 @@ async function main() {
   console.log(`\nBooking service over HTTP: autocannon, ${connections} connections, ${secondsPerRun} s per case after ${warmUpSeconds} s warm-up`);
   console.log(`${cpus().length} cores; 1-minute load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (other work on the machine lowers req/s)`);
   console.table(rows);
+  console.log(JSON.stringify({ bench: 'bookings', node: process.version, rows }));
 }
 
 main().catch((error: unknown) => {

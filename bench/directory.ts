@@ -34,6 +34,7 @@ import {
   serverCounters,
   statusSummary,
   withScratchDatabase,
+  closeWhenParentLeaves,
 } from './support.js';
 
 const connections = 20;
@@ -71,7 +72,7 @@ async function serve(databaseUrl: string) {
   process.send!({ url, key, city: busiest!.city } satisfies Fixture);
   // The parent asks for the running counts around each measured run.
   answerCounters(() => statements);
-  process.once('disconnect', () => void app.close().then(() => database.close()).then(() => process.exit(0)));
+  closeWhenParentLeaves(app, database);
 }
 
 // ---------------------------------------------------------------- parent: the load
@@ -110,8 +111,7 @@ async function benchDatabase(label: string, databaseUrl: string) {
   const rows = [];
   try {
     for (const [name, options] of await cases(fixture)) {
-      const run = (seconds: number) =>
-        autocannon({ connections, duration: seconds, headers: { authorization: `Bearer ${fixture.key}` }, ...options });
+      const run = (seconds: number) => autocannon({ connections, duration: seconds, headers: { authorization: `Bearer ${fixture.key}` }, ...options });
       await run(warmUpSeconds);
       const before = await serverCounters(child);
       const result = await run(secondsPerRun);
@@ -150,6 +150,7 @@ async function main() {
   }
   console.log(`\nDirectory over HTTP (city=${pglite.city}): autocannon, ${connections} connections, ${secondsPerRun} s per case after ${warmUpSeconds} s warm-up`);
   console.table(rows);
+  console.log(JSON.stringify({ bench: 'directory', node: process.version, rows }));
 }
 
 main().catch((error: unknown) => {

@@ -2,7 +2,10 @@
  * Booking events: webhook deliveries per second to a loopback receiver, then event-to-subscriber
  * latency with 1,000 and 10,000 concurrent graphql-ws subscribers.
  *
- *   npx tsx bench/events.ts            (BENCH_SUBSCRIBERS=1000,10000 to choose the counts)
+ *   npx tsx bench/events.ts            (BENCH_SUBSCRIBERS=1000,10000 to choose the counts,
+ *                                       BENCH_DELIVERIES_PER_ENDPOINT=200 the queue)
+ *
+ * Prints its tables, then one JSON line of the figures.
  *
  * The server runs in a child process on a scratch PostgreSQL database (BENCH_POSTGRES_URL, else
  * postgresql://postgres@127.0.0.1:5432/postgres when reachable, else in-memory PGlite). Its
@@ -21,16 +24,18 @@ import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
 import { applyMigrations } from '../src/db/migrator.js';
 import { newId } from '../src/shared/ids.js';
 import { createSecretBox, randomSecretsKey } from '../src/shared/secrets.js';
-import { forkServer, reachable, withScratchDatabase } from './support.js';
+import { everyHour, forkServer, reachable, withScratchDatabase, closeWhenParentLeaves } from './support.js';
 
 const endpointCount = 50;
-const deliveriesPerEndpoint = 200;
+const deliveriesPerEndpoint = Number(process.env['BENCH_DELIVERIES_PER_ENDPOINT'] ?? 200);
 const latencyEvents = 20;
 const subscriberCounts = (process.env['BENCH_SUBSCRIBERS'] ?? '1000,10000').split(',').map(Number);
 
 interface Fixture {
   url: string;
   key: string;
+  /** Keys of the same account for the subscribers: a key holds at most 1,000 open subscriptions. */
+  subscriberKeys: string[];
   serviceId: string;
 }
 
@@ -52,29 +57,47 @@ async function serve(databaseUrl: string, receiverUrl: string) {
     data: { id: newId('attraction'), name: 'Bench Manor', description: 'Benchmark fixture', city: 'Salem', cityKey: 'salem', region: 'MA' },
   });
   const service = await prisma.service.create({
-    data: { id: newId('service'), name: 'Bench entry', attractionId: attraction.id, durationMinutes: 30, capacity: 1_000_000 },
+    data: { id: newId('service'), name: 'Bench entry', attractionId: attraction.id, capacity: 1_000_000, ...everyHour() },
   });
   const account = await prisma.account.create({ data: { id: newId('account'), name: 'Bench' } });
   const secrets = createSecretBox(randomSecretsKey());
   const { key } = await createApiKey(prisma, secrets, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['bookings:read', 'bookings:write'] });
+  const subscriberKeys: string[] = [];
+  for (let index = 0; index < Math.ceil(Math.max(...subscriberCounts) / 1000); index++) {
+    subscriberKeys.push((await createApiKey(prisma, secrets, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['bookings:read'] })).key);
+  }
 
   // The queue as a burst of commits would leave it; the worker starts with the app. The endpoints
   // take only cancellations, so the bookings of the latency runs add no deliveries.
   for (let endpointIndex = 0; endpointIndex < endpointCount; endpointIndex++) {
     const endpoint = await prisma.webhookEndpoint.create({
-      data: { id: newId('webhookEndpoint'), accountId: account.id, url: `${receiverUrl}/${endpointIndex}`, events: ['booking.cancelled'], secret: `whsec_${Buffer.alloc(32, endpointIndex).toString('base64')}` },
+      data: {
+        id: newId('webhookEndpoint'),
+        accountId: account.id,
+        url: `${receiverUrl}/${endpointIndex}`,
+        events: ['booking.cancelled'],
+        // Stored as the product stores it: sealed under SECRETS_KEY.
+        secret: secrets.seal(`whsec_${Buffer.alloc(32, endpointIndex).toString('base64')}`),
+      },
     });
     await prisma.webhookDelivery.createMany({
       data: Array.from({ length: deliveriesPerEndpoint }, (_, seq) => {
         const messageId = newId('bookingEvent');
-        return { id: newId('webhookDelivery'), endpointId: endpoint.id, messageId, eventType: 'booking.created', seq, payload: { id: messageId, event: 'booking.created', data: { seq } } };
+        return {
+          id: newId('webhookDelivery'),
+          endpointId: endpoint.id,
+          messageId,
+          eventType: 'booking.created',
+          seq,
+          payload: { id: messageId, event: 'booking.created', data: { seq } },
+        };
       }),
     });
   }
   const app = createApp({ config, database, secrets });
   const url = await app.listen(0, '127.0.0.1');
-  process.send!({ url, key, serviceId: service.id } satisfies Fixture);
-  process.once('disconnect', () => void app.close().then(() => database.close()).then(() => process.exit(0)));
+  process.send!({ url, key, subscriberKeys, serviceId: service.id } satisfies Fixture);
+  closeWhenParentLeaves(app, database);
 }
 
 // ---------------------------------------------------------------- parent: receiver and subscribers
@@ -140,7 +163,7 @@ async function subscriberLatency(fixture: Fixture, subscribers: number, firstHou
     const client = createClient({
       url: `${fixture.url.replace('http', 'ws')}/graphql`,
       webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${fixture.key}` },
+      connectionParams: { authorization: `Bearer ${fixture.subscriberKeys[Math.floor(index / 1000)]}` },
       retryAttempts: 0,
       lazy: false,
       onNonLazyError: (error) => failures.push(String((error as { code?: number }).code ?? error)),
@@ -199,10 +222,26 @@ async function benchDatabase(label: string, databaseUrl: string) {
     console.log(`\n${label}: ${total} webhook deliveries (${endpointCount} endpoints) in ${seconds.toFixed(1)} s = ${Math.round(total / seconds)} deliveries/s`);
     console.log(`${label}: event-to-subscriber latency (one account, graphql-ws, ${latencyEvents} sequential bookings)`);
     let hour = 0;
+    const fanOut: Awaited<ReturnType<typeof subscriberLatency>>[] = [];
     for (const subscribers of subscriberCounts) {
-      console.table([{ database: label, ...(await subscriberLatency(fixture, subscribers, hour)) }]);
+      const figures = await subscriberLatency(fixture, subscribers, hour);
+      fanOut.push(figures);
+      console.table([{ database: label, ...figures }]);
       hour += latencyEvents + 2;
     }
+    console.log(
+      JSON.stringify({
+        bench: 'events',
+        database: label,
+        deliveriesPerSecond: Math.round(total / seconds),
+        fanOut: fanOut.map((figures) => ({
+          subscribers: figures.subscribers,
+          p50Ms: figures['p50 ms'],
+          p99Ms: figures['p99 ms'],
+          lastMeanMs: figures['last subscriber, mean ms'],
+        })),
+      }),
+    );
   } finally {
     child.disconnect();
     receiver.close();

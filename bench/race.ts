@@ -1,5 +1,5 @@
 /**
- * The performance race (issue 9): PostGraphile v5 (amber preset) against our GraphQL and REST twins,
+ * The performance race: PostGraphile v5 (amber preset) against our GraphQL and REST twins,
  * over the same PostgreSQL database and data, with the same load (autocannon), in one run:
  *   (a) a page of 50 events of one city with categories and images,
  *   (b) one event by id with categories and images,
@@ -35,6 +35,7 @@ import {
   autocannon,
   cpuMicros,
   eventSelection,
+  everyHour,
   executeEveryTime,
   forkServer,
   reachable,
@@ -42,6 +43,7 @@ import {
   serverCounters,
   statusSummary,
   withScratchDatabase,
+  closeWhenParentLeaves,
 } from './support.js';
 
 const connections = 20;
@@ -74,7 +76,7 @@ async function serve(databaseUrl: string) {
   const secrets = createSecretBox(randomSecretsKey());
   const { key } = await createApiKey(prisma, secrets, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['directory:read', 'bookings:read'] });
   const service = await prisma.service.create({
-    data: { id: newId('service'), name: 'Race entry', attractionId: event.attractionId, durationMinutes: 30, capacity: 100 },
+    data: { id: newId('service'), name: 'Race entry', attractionId: event.attractionId, capacity: 100, ...everyHour() },
   });
   // One booking an hour through October 2027; the measured range holds 4 × 24 of them.
   await prisma.booking.createMany({
@@ -83,6 +85,7 @@ async function serve(databaseUrl: string) {
       accountId: account.id,
       serviceId: service.id,
       startTime: new Date(Date.UTC(2027, 9, 1, hour)),
+      endTime: new Date(Date.UTC(2027, 9, 1, hour, 30)),
       customerName: `Guest ${hour}`,
       customerEmail: `guest${hour}@example.com`,
     })),
@@ -91,7 +94,7 @@ async function serve(databaseUrl: string) {
   const url = await app.listen(0, '127.0.0.1');
   process.send!({ url, key, city: busiest!.city, cityKey: busiest!.cityKey, eventId: event.id, accountId: account.id } satisfies Fixture);
   answerCounters(() => statements);
-  process.once('disconnect', () => void app.close().then(() => database.close()).then(() => process.exit(0)));
+  closeWhenParentLeaves(app, database);
 }
 
 // ---------------------------------------------------------------- the queries
@@ -206,8 +209,18 @@ function raceCases(ours: Fixture, peerUrl: string): Case[] {
           ids: async () => (await post(`${peerUrl}/graphql`, peerEventsQuery, { cityKey: ours.cityKey, first: pageSize }))['allEvents'].nodes.map(eventIds),
         },
         ...ourGraphql('events', ours, ourEventsQuery, { city: ours.city, first: pageSize }, (data) => data['events'].edges.map((edge: Json) => eventIds(edge['node']))),
-        { name: 'ours REST (render)', peer: false, options: restRenderLoad(ours.url, eventsPath, ours.key), ids: async () => (await get(`${ours.url}${eventsPath}`, ours.key))['data'].map(eventIds) },
-        { name: 'ours REST (kept answer)', peer: false, options: { url: `${ours.url}${eventsPath}`, headers: auth }, ids: async () => (await get(`${ours.url}${eventsPath}`, ours.key))['data'].map(eventIds) },
+        {
+          name: 'ours REST (render)',
+          peer: false,
+          options: restRenderLoad(ours.url, eventsPath, ours.key),
+          ids: async () => (await get(`${ours.url}${eventsPath}`, ours.key))['data'].map(eventIds),
+        },
+        {
+          name: 'ours REST (kept answer)',
+          peer: false,
+          options: { url: `${ours.url}${eventsPath}`, headers: auth },
+          ids: async () => (await get(`${ours.url}${eventsPath}`, ours.key))['data'].map(eventIds),
+        },
       ],
     },
     {
@@ -220,8 +233,18 @@ function raceCases(ours: Fixture, peerUrl: string): Case[] {
           ids: async () => eventIds((await post(`${peerUrl}/graphql`, peerEventQuery, { rowId: ours.eventId }))['eventByRowId']),
         },
         ...ourGraphql('event', ours, ourEventQuery, { id: ours.eventId }, (data) => eventIds(data['event'])),
-        { name: 'ours REST (render)', peer: false, options: restRenderLoad(ours.url, eventPath, ours.key), ids: async () => eventIds(await get(`${ours.url}${eventPath}`, ours.key)) },
-        { name: 'ours REST (kept answer)', peer: false, options: { url: `${ours.url}${eventPath}`, headers: auth }, ids: async () => eventIds(await get(`${ours.url}${eventPath}`, ours.key)) },
+        {
+          name: 'ours REST (render)',
+          peer: false,
+          options: restRenderLoad(ours.url, eventPath, ours.key),
+          ids: async () => eventIds(await get(`${ours.url}${eventPath}`, ours.key)),
+        },
+        {
+          name: 'ours REST (kept answer)',
+          peer: false,
+          options: { url: `${ours.url}${eventPath}`, headers: auth },
+          ids: async () => eventIds(await get(`${ours.url}${eventPath}`, ours.key)),
+        },
       ],
     },
     {
@@ -234,8 +257,18 @@ function raceCases(ours: Fixture, peerUrl: string): Case[] {
           ids: async () => sortedBookingIds((await post(`${peerUrl}/graphql`, peerBookingsQuery, peerRange))['allBookings'].nodes),
         },
         ...ourGraphql('bookings', ours, ourBookingsQuery, { ...bookingRange, first: 100 }, (data) => sortedBookingIds(data['bookings'].edges.map((edge: Json) => edge['node']))),
-        { name: 'ours REST (render)', peer: false, options: restRenderLoad(ours.url, bookingsPath, ours.key), ids: async () => sortedBookingIds((await get(`${ours.url}${bookingsPath}`, ours.key))['data']) },
-        { name: 'ours REST (kept answer)', peer: false, options: { url: `${ours.url}${bookingsPath}`, headers: auth }, ids: async () => sortedBookingIds((await get(`${ours.url}${bookingsPath}`, ours.key))['data']) },
+        {
+          name: 'ours REST (render)',
+          peer: false,
+          options: restRenderLoad(ours.url, bookingsPath, ours.key),
+          ids: async () => sortedBookingIds((await get(`${ours.url}${bookingsPath}`, ours.key))['data']),
+        },
+        {
+          name: 'ours REST (kept answer)',
+          peer: false,
+          options: { url: `${ours.url}${bookingsPath}`, headers: auth },
+          ids: async () => sortedBookingIds((await get(`${ours.url}${bookingsPath}`, ours.key))['data']),
+        },
       ],
     },
   ];
@@ -316,6 +349,7 @@ async function main() {
   console.log(`\nRace: autocannon, ${connections} connections, ${secondsPerRun} s per row after ${warmUpSeconds} s warm-up; both servers pool 10`);
   console.log(`${cpus().length} cores shared by autocannon, both servers and PostgreSQL; 1-minute load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`);
   console.table(rows);
+  console.log(JSON.stringify({ bench: 'race', node: process.version, rows }));
 }
 
 main().catch((error: unknown) => {

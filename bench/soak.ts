@@ -22,7 +22,7 @@ import { applyMigrations } from '../src/db/migrator.js';
 import { seedDatabase } from '../src/db/seed.js';
 import { newId } from '../src/shared/ids.js';
 import { createSecretBox, randomSecretsKey } from '../src/shared/secrets.js';
-import { autocannon, eventSelection, forkServer, statusSummary, withScratchDatabase } from './support.js';
+import { autocannon, eventSelection, everyHour, forkServer, statusSummary, withScratchDatabase, closeWhenParentLeaves } from './support.js';
 
 const seconds = Number(process.env['BENCH_SOAK_SECONDS'] ?? 600);
 const sampleEverySeconds = 30;
@@ -47,7 +47,7 @@ async function serve(databaseUrl: string) {
   const attraction = await prisma.attraction.findFirstOrThrow();
   // One slot takes every booking of the run: capacity is not what this measures.
   const service = await prisma.service.create({
-    data: { id: newId('service'), name: 'Soak entry', attractionId: attraction.id, durationMinutes: 30, capacity: 10_000_000 },
+    data: { id: newId('service'), name: 'Soak entry', attractionId: attraction.id, capacity: 10_000_000, ...everyHour() },
   });
   const account = await prisma.account.create({ data: { id: newId('account'), name: 'Soak' } });
   const secrets = createSecretBox(randomSecretsKey());
@@ -55,13 +55,15 @@ async function serve(databaseUrl: string) {
   const app = createApp({ config, database, secrets });
   const url = await app.listen(0, '127.0.0.1');
   process.send!({ url, key, serviceId: service.id, pid: process.pid } satisfies Fixture);
-  process.once('disconnect', () => void app.close().then(() => database.close()).then(() => process.exit(0)));
+  closeWhenParentLeaves(app, database);
 }
 
 // ---------------------------------------------------------------- parent: load, subscribers, samples
 
 function residentMegabytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((row) => row.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((row) => row.startsWith('VmRSS:'))!;
   return Number(line.replace(/\D+/g, '')) / 1024;
 }
 
@@ -81,7 +83,12 @@ async function soak(databaseUrl: string) {
   const startTime = new Date(Date.now() + 30 * 86_400_000);
   startTime.setUTCHours(19, 0, 0, 0);
   const requests = [
-    { method: 'POST', path: '/v1/bookings', headers, body: JSON.stringify({ service_id: fixture.serviceId, start_time: startTime.toISOString().replace('.000Z', 'Z'), customer: { name: 'Soak', email: 'soak@example.com' } }) },
+    {
+      method: 'POST',
+      path: '/v1/bookings',
+      headers,
+      body: JSON.stringify({ service_id: fixture.serviceId, start_time: startTime.toISOString().replace('.000Z', 'Z'), customer: { name: 'Soak', email: 'soak@example.com' } }),
+    },
     { method: 'GET', path: '/v1/bookings?limit=20', headers },
     { method: 'GET', path: '/api/v1/events?city=Salem&include=categories,images&limit=20', headers },
     { method: 'POST', path: '/graphql', headers, body: JSON.stringify({ query: `{ events(city: "Salem", first: 20) { edges { node { ${eventSelection} } } } }` }) },
@@ -89,7 +96,12 @@ async function soak(databaseUrl: string) {
 
   let received = 0;
   const subscribers: Client[] = Array.from({ length: subscriberCount }, () => {
-    const client = createClient({ url: `${fixture.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: headers.authorization }, retryAttempts: 0 });
+    const client = createClient({
+      url: `${fixture.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: headers.authorization },
+      retryAttempts: 0,
+    });
     client.subscribe({ query: 'subscription { bookingEvents { id } }' }, { next: () => void received++, error: () => undefined, complete: () => undefined });
     return client;
   });
@@ -128,6 +140,21 @@ async function soak(databaseUrl: string) {
   console.log(`bookings created ${Math.round(result.requests.total / requests.length)}; subscriber events received ${received}`);
   console.log(`RSS ${samples[0]![1].toFixed(1)} → ${samples.at(-1)![1].toFixed(1)} MB`);
   console.log(`verdict: ${errors === 0 ? 'PASS' : 'FAIL'}, errors ${errors} (must be 0), RSS slope after the first minute ${rssSlope.toFixed(2)} MB/min (flat is ≈ 0)`);
+  console.log(
+    JSON.stringify({
+      bench: 'soak',
+      node: process.version,
+      seconds,
+      requests: result.requests.total,
+      rps: result.requests.average,
+      p99Ms: result.latency.p99,
+      errors,
+      subscriberEvents: received,
+      rssStartMb: samples[0]![1],
+      rssEndMb: samples.at(-1)![1],
+      rssSlopeMbPerMinute: rssSlope,
+    }),
+  );
   if (errors > 0) process.exitCode = 1;
 }
 

@@ -37,7 +37,11 @@ export function forkServer<Fixture>(
   script: string,
   args: string[],
   // Production mode, as deployed (README, NODE_ENV): graphql-js skips its development checks.
-  options: ForkOptions = { execArgv: ['--import', 'tsx'], env: { ...process.env, NODE_ENV: 'production' } },
+  // BENCH_CPU_PROFILE=<dir> writes the server's V8 CPU profile there when it exits.
+  options: ForkOptions = {
+    execArgv: ['--import', 'tsx', ...(process.env['BENCH_CPU_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROFILE']}`] : [])],
+    env: { ...process.env, NODE_ENV: 'production' },
+  },
 ): Promise<{ child: ChildProcess; fixture: Fixture }> {
   const child = fork(fileURLToPath(script), args, options);
   return new Promise((resolve, reject) => {
@@ -55,6 +59,18 @@ export interface ServerCounters {
 /** In a forked bench server: answer every message from the parent with the running counters. */
 export function answerCounters(statements: () => number): void {
   process.on('message', () => process.send!({ statements: statements(), cpu: process.cpuUsage() } satisfies ServerCounters));
+}
+
+/** In a forked bench server: close the app, then its database, and exit when the parent lets go. */
+export function closeWhenParentLeaves(app: { close(): Promise<void> }, database: { close(): Promise<void> }): void {
+  process.once(
+    'disconnect',
+    () =>
+      void app
+        .close()
+        .then(() => database.close())
+        .then(() => process.exit(0)),
+  );
 }
 
 /** In the parent: ask a forked bench server for its counters. */
@@ -123,4 +139,23 @@ export function renderEveryTime(path: string) {
 export function executeEveryTime(query: string, variables: Record<string, unknown>) {
   let executions = 0;
   return [{ method: 'POST', setupRequest: (request: object) => ({ ...request, body: JSON.stringify({ query, variables: { ...variables, render: executions++ } }) }) }];
+}
+
+/**
+ * A schedule on which every whole UTC hour from yesterday to 800 days ahead is a slot (00:00–12:00
+ * and 12:00–00:00 every day, 30-minute visits): what the benches book at.
+ */
+export function everyHour(now = Date.now()) {
+  const day = (time: number) => new Date(Math.floor(time / 86_400_000) * 86_400_000);
+  return {
+    durationMinutes: 30,
+    timezone: 'UTC',
+    slotMinutes: 60,
+    seasonStart: day(now - 86_400_000),
+    seasonEnd: day(now + 800 * 86_400_000),
+    openingHours: [1, 2, 3, 4, 5, 6, 7].flatMap((weekday) => [
+      { weekday, opens: '00:00', closes: '12:00' },
+      { weekday, opens: '12:00', closes: '00:00' },
+    ]),
+  };
 }

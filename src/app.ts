@@ -10,7 +10,8 @@ import type { Database } from './db/connection.js';
 import { createAnnouncements } from './events/bus.js';
 import { createDeliveryWorker, parseSchedule } from './events/webhooks/worker.js';
 import type { AppServices } from './graphql/context.js';
-import { restRoutes } from './rest/index.js';
+import { createPersistedQueryStore } from './graphql/persisted-queries.js';
+import { restRoutes } from './rest/table.js';
 import { createRestRouter } from './rest/router.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { SecretBox } from './shared/secrets.js';
@@ -18,6 +19,7 @@ import { createRequestHandler } from './server/http.js';
 import { createMetrics } from './server/metrics.js';
 import { createSubscriptionQuota } from './server/subscription-quota.js';
 import { attachGraphQLWebSocket } from './server/websocket.js';
+import { serveGraphiQLAsset } from './server/graphiql.js';
 import { createGraphQLServer } from './server/yoga.js';
 import { serveWidgetAsset } from './widget/serve.js';
 import { serveDashboardAsset } from './analytics/dashboard/serve.js';
@@ -64,7 +66,8 @@ export function createApp(options: AppOptions): App {
   const gate = createAccessGate(services, { redisUrl: config.REDIS_URL, trustedProxies: config.TRUSTED_PROXIES, onRateLimited: metrics.rateLimited });
   const openConnections = trackOpenConnections({ revokedCredentials: announcements.revokedCredentials, clock: services.clock, logger });
   const subscriptionQuota = createSubscriptionQuota({ redisUrl: config.REDIS_URL, logger });
-  const yoga = createGraphQLServer(services, metrics, openConnections, subscriptionQuota);
+  const persistedQueries = createPersistedQueryStore({ redisUrl: config.REDIS_URL, logger });
+  const yoga = createGraphQLServer(services, metrics, openConnections, subscriptionQuota, persistedQueries);
   const usage = config.ANALYTICS_ENABLED
     ? createUsageRecorder({
         prisma: database.prisma,
@@ -81,13 +84,15 @@ export function createApp(options: AppOptions): App {
     rest: createRestRouter(restRoutes, (outcome) => metrics.keptAnswer('rest', outcome)),
     usage,
     maxBodyBytes: config.MAX_BODY_BYTES,
+    publicUrl: config.PUBLIC_URL,
     isReady: () =>
       database.ping().then(
         () => true,
         () => false,
       ),
     metrics,
-    serveAsset: async (request, response, url) => (await serveWidgetAsset(request, response, url)) || (await serveDashboardAsset(request, response, url)),
+    serveAsset: async (request, response, url) =>
+      (await serveWidgetAsset(request, response, url)) || (await serveDashboardAsset(request, response, url)) || (await serveGraphiQLAsset(request, response, url)),
   });
   const deliveryWorker = createDeliveryWorker({
     prisma: database.prisma,
@@ -138,6 +143,7 @@ export function createApp(options: AppOptions): App {
       await deliveryWorker.stop();
       await openConnections.close();
       await subscriptionQuota.close();
+      await persistedQueries.close();
       await announcements.close();
       await gate.close();
     },

@@ -3,8 +3,9 @@ import { dirname } from 'node:path';
 import { createDemoAccount, ensureOperatorKey, type DemoAccount } from './access/provisioning.js';
 import { ConfigurationError, type Config } from './config.js';
 import { openDatabase, parseDatabaseUrl, whileLocked, type Database, type DatabaseConfig, type OpenOptions } from './db/connection.js';
-import { applyMigrations } from './db/migrator.js';
+import { unappliedMigrations } from './db/migrations-folder.js';
 import { isDatabaseEmpty, seedDatabase } from './db/seed.js';
+import { loadStarter } from './db/starter.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { createSecretBox, isSealed, randomSecretsKey, sealedPrefix, secretsKeyBytes, type SecretBox } from './shared/secrets.js';
 
@@ -71,7 +72,8 @@ async function encryptStoredSecrets(prisma: PrismaClient, secrets: SecretBox): P
     }
   }
   for (const { id, signingSecret } of keys) {
-    if (!isSealed(signingSecret!)) await prisma.$executeRaw`UPDATE api_keys SET signing_secret = ${secrets.seal(signingSecret!)} WHERE id = ${id} AND signing_secret = ${signingSecret}`;
+    if (!isSealed(signingSecret!))
+      await prisma.$executeRaw`UPDATE api_keys SET signing_secret = ${secrets.seal(signingSecret!)} WHERE id = ${id} AND signing_secret = ${signingSecret}`;
   }
 }
 
@@ -80,7 +82,16 @@ export async function openMigratedDatabase(databaseConfig: DatabaseConfig, optio
   const database = await openDatabase(databaseConfig, options);
   try {
     await database.ping();
-    if (databaseConfig.kind === 'pglite') await applyMigrations(database);
+    const unapplied = await unappliedMigrations(database);
+    if (unapplied.length > 0 && databaseConfig.kind === 'pglite') {
+      // The schema engine (WASM) loads only when there is something to apply.
+      const { applyMigrations } = await import('./db/migrator.js');
+      await applyMigrations(database);
+    } else if (unapplied.length > 0) {
+      throw new ConfigurationError(
+        `the PostgreSQL database has ${unapplied.length} migration(s) not applied (${unapplied.join(', ')}): run npm run db:migrate with this DATABASE_URL first`,
+      );
+    }
     return database;
   } catch (error) {
     await database.close().catch(() => undefined);
@@ -100,16 +111,22 @@ function announceDemo(demo: Omit<DemoAccount, 'accountId'>, port: number, log: (
  */
 export async function prepareDatabase(config: Config, log: (line: string) => void): Promise<Database & { secrets: SecretBox }> {
   const databaseConfig = parseDatabaseUrl(config.DATABASE_URL);
-  // Opened first: a second process on the embedded database must stop at its lock, having written nothing.
-  const database = await openMigratedDatabase(databaseConfig, { poolSize: config.DATABASE_POOL_SIZE, role: 'hallowgate server' });
+  const shouldSeed = config.SEED_ON_START === 'always' || (config.SEED_ON_START === 'auto' && databaseConfig.kind === 'pglite');
+  // A key that needs no file (a setting, or a random one in memory) is checked before the database is.
+  const keyFromSettings = databaseConfig.kind === 'pglite' && databaseConfig.dataDir ? undefined : await loadSecretsKey(config, databaseConfig);
+  // Opened next: a second process on the embedded database must stop at its lock, having written nothing.
+  const database = await openMigratedDatabase(databaseConfig, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    role: 'hallowgate server',
+    ...(shouldSeed ? { starter: loadStarter } : {}),
+  });
   try {
-    const secrets = createSecretBox(await loadSecretsKey(config, databaseConfig));
+    const secrets = createSecretBox(keyFromSettings ?? (await loadSecretsKey(config, databaseConfig)));
     await whileLocked(databaseConfig, 'hallowgate:bootstrap', async () => {
       await encryptStoredSecrets(database.prisma, secrets);
-      const shouldSeed =
-        config.SEED_ON_START === 'always' || (config.SEED_ON_START === 'auto' && databaseConfig.kind === 'pglite');
-      if (shouldSeed && (await isDatabaseEmpty(database.prisma))) {
-        await seedDatabase(database.prisma, { log });
+      if (database.fromStarter) log('database made from the seeded starter (build/starter/pglite.tar.gz)');
+      if (database.fromStarter || (shouldSeed && (await isDatabaseEmpty(database.prisma)))) {
+        if (!database.fromStarter) await seedDatabase(database.prisma, { log });
         const demo = await createDemoAccount(database.prisma, secrets, [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`]);
         if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
           await mkdir(dirname(demoFile), { recursive: true });
@@ -118,7 +135,10 @@ export async function prepareDatabase(config: Config, log: (line: string) => voi
         log(`demo account ${demo.accountId}`);
         announceDemo(demo, config.PORT, log);
       } else if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
-        const saved = await readFile(demoFile, 'utf8').then((text) => JSON.parse(text) as Omit<DemoAccount, 'accountId'>, () => null);
+        const saved = await readFile(demoFile, 'utf8').then(
+          (text) => JSON.parse(text) as Omit<DemoAccount, 'accountId'>,
+          () => null,
+        );
         if (saved) announceDemo(saved, config.PORT, log);
       }
       if (config.ADMIN_API_KEY) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { apiKeyPattern, apiKeyRule } from './access/key-format.js';
 import { secretsKeyBytes } from './shared/secrets.js';
 
 const booleanFlag = z
@@ -15,10 +16,23 @@ const configSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
     .optional(),
-  ADMIN_API_KEY: z
+  ADMIN_API_KEY: z.string().regex(apiKeyPattern, `must be ${apiKeyRule}`).optional(),
+  /**
+   * The origin clients reach the server at (https://api.example.com), for the absolute URLs answers
+   * carry: Location, Link and the OpenAPI documents' servers. Unset: each request's own Host.
+   */
+  PUBLIC_URL: z
     .string()
-    .regex(/^key_[A-Za-z0-9]+\.[A-Za-z0-9_]+$/, 'must look like key_<id>.<secret>')
-    .optional(),
+    .optional()
+    .transform((text, context) => {
+      if (text === undefined || text === '') return undefined;
+      const url = URL.canParse(text) ? new URL(text) : null;
+      if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.pathname !== '/' || url.search || url.hash) {
+        context.addIssue({ code: 'custom', message: 'must be an http:// or https:// origin with nothing after the host and port, like https://api.example.com' });
+        return z.NEVER;
+      }
+      return url.origin;
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag,
   /** Comma-separated CIDRs of proxies whose X-Forwarded-For is believed. */
@@ -37,7 +51,11 @@ const configSchema = z.object({
   WEBHOOK_CONCURRENCY_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(4),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** An endpoint failing without a success for this long is disabled. */
-  WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().min(1000).default(5 * 24 * 3_600_000),
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(5 * 24 * 3_600_000),
   /** Encrypts webhook and request-signing secrets at rest: 32 random bytes in base64 (`openssl rand -base64 32`). */
   SECRETS_KEY: z
     .string()
@@ -73,8 +91,8 @@ export class ConfigurationError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const result = configSchema.safeParse(env);
   if (!result.success) {
-    const issue = result.error.issues[0]!;
-    throw new ConfigurationError(`${issue.path.join('.')} ${issue.message}`);
+    // Every bad setting at once, on one line: fixing them one start at a time is slow.
+    throw new ConfigurationError(result.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; '));
   }
   return result.data;
 }

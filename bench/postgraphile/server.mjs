@@ -29,5 +29,8 @@ server.listen(0, '127.0.0.1', () => {
 process.on('message', () => process.send({ statements, cpu: process.cpuUsage() }));
 process.once('disconnect', () => {
   server.close();
-  void instance.release().then(() => pool.end()).then(() => process.exit(0));
+  void instance
+    .release()
+    .then(() => pool.end())
+    .then(() => process.exit(0));
 });

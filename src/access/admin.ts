@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { parseInput } from '../shared/validation.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { Plan } from '../generated/prisma/enums.js';
-import { AppError, notFound, validationFailed, type FieldError } from '../shared/errors.js';
+import { AppError, notFound, validationFailed } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { SecretBox } from '../shared/secrets.js';
 import { normalizeOrigin } from './cors.js';
@@ -21,9 +22,7 @@ const origin = z.string().transform((text, context) => {
   return normalized ?? text;
 });
 
-const addressRange = z
-  .string()
-  .refine((text) => parseRange(text) !== null, { message: 'Not an IP address or CIDR such as 203.0.113.0/24 or 2001:db8::/32.' });
+const addressRange = z.string().refine((text) => parseRange(text) !== null, { message: 'Not an IP address or CIDR such as 203.0.113.0/24 or 2001:db8::/32.' });
 
 const name = z.string().trim().min(1).max(200);
 
@@ -51,27 +50,6 @@ export const newWidgetTokenInput = z.object({
   allowedOrigins: z.array(origin).min(1).max(100),
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).default(600),
 });
-
-function fieldErrorCode(issue: z.core.$ZodIssue, input: unknown): string {
-  let value: unknown = input;
-  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
-  if (value === undefined || value === null) return 'required';
-  if (issue.code === 'invalid_type') return 'invalid_type';
-  if (issue.code === 'too_small' || issue.code === 'too_big') return issue.code;
-  return 'invalid';
-}
-
-/** Parses `input` or throws 422 with one field error per problem (field paths as in the input, e.g. `allowedOrigins.0`). */
-export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const fieldErrors: FieldError[] = result.error.issues.map((issue) => ({
-    field: issue.path.join('.'),
-    code: fieldErrorCode(issue, input),
-    message: issue.message,
-  }));
-  throw validationFailed(fieldErrors);
-}
 
 async function requireAccount(prisma: PrismaClient, accountId: string): Promise<void> {
   const account = await prisma.account.findUnique({ where: { id: accountId }, select: { id: true } });

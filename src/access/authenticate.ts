@@ -71,6 +71,10 @@ export async function authenticate(
     principal: principalForKey(record),
     allowedOrigins: record.allowedOrigins,
     ipAllowlist: loaded!.ipAllowlist,
-    signing: { id: record.id, signingSecret: record.signingSecret && secrets.open(record.signingSecret), requireSignature: record.requireSignature },
+    signing: {
+      id: record.id,
+      signingSecret: record.signingSecret === null ? null : () => secrets.open(record.signingSecret!),
+      requireSignature: record.requireSignature,
+    },
   };
 }

@@ -7,14 +7,7 @@ import { corsGrantHeaders, preflightHeaders, requestOriginOf, type RequestOrigin
 import { wasRecentlyFound } from './credential-cache.js';
 import { createClientAddressResolver, isInRanges, parseRange, type AddressRange } from './network.js';
 import { credentialIdOf, type Principal } from './principal.js';
-import {
-  createRateLimiter,
-  failedAuthenticationsPerMinute,
-  limitFor,
-  perClientLimitFor,
-  rateLimitHeaders,
-  type RateLimitStatus,
-} from './rate-limit.js';
+import { createRateLimiter, failedAuthenticationsPerMinute, limitFor, perClientLimitFor, rateLimitHeaders, type RateLimitStatus } from './rate-limit.js';
 import { checkSignature, createMemoryReplayGuard, createRedisReplayGuard } from './signature-check.js';
 
 /** The parts of an HTTP request that access rules look at. */
@@ -107,10 +100,13 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
   function corsFor({ crossOrigin, sameOrigin }: RequestOrigin, credential: Credential): Record<string, string> {
     const listed = crossOrigin !== null && credential.allowedOrigins.includes(crossOrigin);
     // Widget tokens are public, so their origins are their only binding; keys that list origins are bound to them too.
-    const refused =
-      credential.principal.kind === 'widget_token'
-        ? !sameOrigin && !listed
-        : crossOrigin !== null && credential.allowedOrigins.length > 0 && !listed;
+    const refused = credential.principal.kind === 'widget_token' ? !sameOrigin && !listed : crossOrigin !== null && credential.allowedOrigins.length > 0 && !listed;
+    if (refused && credential.principal.kind === 'widget_token' && crossOrigin !== null) {
+      // A widget token is public, and so are the sites it is on: the refused page may read why (the
+      // site owner sees it in the widget and the console, not a network failure).
+      const allowed = credential.allowedOrigins.length > 0 ? `it allows ${credential.allowedOrigins.join(', ')}` : 'it allows no page origins';
+      throw new AppError('origin_not_allowed', `Pages of ${crossOrigin} are not allowed to use this widget token; ${allowed}.`, { headers: corsGrantHeaders(crossOrigin) });
+    }
     if (refused) {
       throw new AppError('origin_not_allowed', `Requests from ${crossOrigin ?? 'pages without an Origin'} are not allowed for this credential.`);
     }

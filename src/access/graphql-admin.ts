@@ -74,8 +74,7 @@ builder.queryFields((t) => ({
     authScopes: adminOnly,
     description: 'API keys, revoked ones included, optionally of one account (operators).',
     args: { accountId: t.arg.id() },
-    resolve: (query, _root, args, context) =>
-      context.prisma.apiKey.findMany({ ...query, where: args.accountId ? { accountId: args.accountId } : {} }),
+    resolve: (query, _root, args, context) => context.prisma.apiKey.findMany({ ...query, where: args.accountId ? { accountId: args.accountId } : {} }),
   }),
   widgetTokens: t.prismaConnection({
     type: 'WidgetToken',
@@ -83,8 +82,7 @@ builder.queryFields((t) => ({
     authScopes: adminOnly,
     description: 'Widget tokens, optionally of one account (operators).',
     args: { accountId: t.arg.id() },
-    resolve: (query, _root, args, context) =>
-      context.prisma.widgetToken.findMany({ ...query, where: args.accountId ? { accountId: args.accountId } : {} }),
+    resolve: (query, _root, args, context) => context.prisma.widgetToken.findMany({ ...query, where: args.accountId ? { accountId: args.accountId } : {} }),
   }),
 }));
 

@@ -1,8 +1,9 @@
 import { builder, refusalFor } from '../graphql/builder.js';
+import { upperCaseEnum } from '../graphql/enums.js';
 import { Plan } from '../generated/prisma/enums.js';
 import { grantedScopes, hasScope, isApiKey, type Principal } from './principal.js';
 
-export const PlanEnum = builder.enumType('Plan', { values: Object.values(Plan) });
+export const PlanEnum = upperCaseEnum('Plan', Object.values(Plan));
 
 builder.prismaObject('Account', {
   fields: (t) => ({
@@ -64,13 +65,11 @@ export const Viewer = builder.objectRef<Principal>('Viewer').implement({
     key: t.prismaField({
       type: 'ApiKey',
       nullable: true,
-      resolve: (query, principal, _args, context) =>
-        principal.kind === 'api_key' ? context.prisma.apiKey.findUnique({ ...query, where: { id: principal.keyId } }) : null,
+      resolve: (query, principal, _args, context) => (principal.kind === 'api_key' ? context.prisma.apiKey.findUnique({ ...query, where: { id: principal.keyId } }) : null),
     }),
     account: t.prismaField({
       type: 'Account',
-      resolve: (query, principal, _args, context) =>
-        context.prisma.account.findUniqueOrThrow({ ...query, where: { id: principal.accountId } }),
+      resolve: (query, principal, _args, context) => context.prisma.account.findUniqueOrThrow({ ...query, where: { id: principal.accountId } }),
     }),
   }),
 });

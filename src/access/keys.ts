@@ -4,9 +4,8 @@ import { AppError } from '../shared/errors.js';
 import { newId, randomToken } from '../shared/ids.js';
 import type { SecretBox } from '../shared/secrets.js';
 import { forgetCredential } from './credential-cache.js';
+import { apiKeyPattern } from './key-format.js';
 import { isScope, type Principal, type Scope } from './principal.js';
-
-const keyPattern = /^(key_[A-Za-z0-9]{6,40})\.([A-Za-z0-9_]{16,128})$/;
 
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
@@ -14,7 +13,7 @@ export function hashSecret(secret: string): string {
 
 /** Splits `<KEY_ID>.<SECRET>`; null when the text cannot be a key. */
 export function parseApiKey(text: string): { keyId: string; secret: string } | null {
-  const match = keyPattern.exec(text);
+  const match = apiKeyPattern.exec(text);
   return match ? { keyId: match[1]!, secret: match[2]! } : null;
 }
 

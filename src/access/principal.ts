@@ -1,14 +1,7 @@
 import type { Plan } from '../generated/prisma/client.js';
 import { AppError } from '../shared/errors.js';
 
-export const scopes = [
-  'bookings:read',
-  'bookings:write',
-  'webhooks:manage',
-  'directory:read',
-  'analytics:read',
-  'admin',
-] as const;
+export const scopes = ['bookings:read', 'bookings:write', 'webhooks:manage', 'directory:read', 'analytics:read', 'admin'] as const;
 
 export type Scope = (typeof scopes)[number];
 

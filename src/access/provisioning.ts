@@ -2,6 +2,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { newId } from '../shared/ids.js';
 import type { SecretBox } from '../shared/secrets.js';
 import { createWidgetToken } from './admin.js';
+import { apiKeyRule } from './key-format.js';
 import { createApiKey, hashSecret, parseApiKey } from './keys.js';
 import { scopes } from './principal.js';
 
@@ -15,7 +16,7 @@ export const operatorAccountId = 'acct_operator';
  */
 export async function ensureOperatorKey(prisma: PrismaClient, adminApiKey: string): Promise<string> {
   const parsed = parseApiKey(adminApiKey);
-  if (!parsed) throw new Error('ADMIN_API_KEY must look like key_<id>.<secret>');
+  if (!parsed) throw new Error(`ADMIN_API_KEY must be ${apiKeyRule}`);
   const operatorKey = { secretHash: hashSecret(parsed.secret), scopes: ['admin'], revokedAt: null, expiresAt: null };
   await prisma.account.createMany({ data: [{ id: operatorAccountId, name: 'Operators' }], skipDuplicates: true });
   await prisma.apiKey.createMany({

@@ -5,7 +5,7 @@ import type { Plan } from '../generated/prisma/client.js';
 import { AppError } from '../shared/errors.js';
 import type { Principal } from './principal.js';
 
-/** Requests per key per minute (CONTRACT.md). */
+/** Requests per key per minute, by the key's plan (listed in the README under Access). */
 export const planLimits: Record<Plan, number> = { free: 100, pro: 1000, business: 10_000, enterprise: 10_000 };
 
 /** The last second of the promotional bypass: 2027-07-31 23:59:59 in Chicago, which is 2027-08-01T04:59:59Z. */

@@ -45,7 +45,8 @@ export function createRedisReplayGuard(redis: Redis): ReplayGuard {
 
 export interface SigningKey {
   id: string;
-  signingSecret: string | null;
+  /** Decrypts the key's signing secret: only a signed request needs it, so unsigned ones pay no AES. */
+  signingSecret: (() => string) | null;
   requireSignature: boolean;
 }
 
@@ -85,7 +86,7 @@ export async function checkSignature(key: SigningKey, request: SignedRequest, no
   if (skewSeconds > signatureWindowSeconds) {
     throw new AppError('signature_expired', `The signature timestamp is more than ${signatureWindowSeconds} s away from the server's time.`);
   }
-  const expected = computeSignature(key.signingSecret, signedText(timestamp, request.method, request.target, request.body));
+  const expected = computeSignature(key.signingSecret(), signedText(timestamp, request.method, request.target, request.body));
   if (!timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(presented.toLowerCase(), 'hex'))) {
     throw invalidSignature('The signature does not match the request.');
   }

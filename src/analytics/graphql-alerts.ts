@@ -3,16 +3,18 @@ import type { UsageAlert } from '../generated/prisma/client.js';
 import { AlertMetric } from '../generated/prisma/enums.js';
 import type { Context } from '../graphql/context.js';
 import { builder } from '../graphql/builder.js';
+import { upperCaseEnum } from '../graphql/enums.js';
 import { insufficientScope } from '../access/principal.js';
 import { AppError } from '../shared/errors.js';
 import { parseAlertRuleInput } from './alerts.js';
 import { newId } from '../shared/ids.js';
 import { Viewer } from '../access/graphql-types.js';
 
-const AlertMetricEnum = builder.enumType('AlertMetric', {
-  description: 'rate_limit_share: requests in a minute over the per-minute limit (0–1); daily_requests: requests in a UTC day; error_rate: 4xx and 5xx share of the requests in a window (0–1, judged from 10 requests on).',
-  values: Object.values(AlertMetric),
-});
+const AlertMetricEnum = upperCaseEnum(
+  'AlertMetric',
+  Object.values(AlertMetric),
+  'RATE_LIMIT_SHARE: requests in a minute over the per-minute limit (0–1); DAILY_REQUESTS: requests in a UTC day; ERROR_RATE: 4xx and 5xx share of the requests in a window (0–1, judged from 10 requests on).',
+);
 
 const AlertRuleRef = builder.prismaObject('AlertRule', {
   description: 'A threshold on one key’s usage. It fires at most once per window.',
@@ -54,8 +56,7 @@ builder.objectFields(Viewer, (t) => ({
     type: [AlertRuleRef],
     authScopes: analyticsScope,
     description: 'The calling key’s alert rules, oldest first.',
-    resolve: (query, _principal, _args, context) =>
-      context.prisma.alertRule.findMany({ ...query, where: { apiKeyId: callingKeyId(context) }, orderBy: { createdAt: 'asc' } }),
+    resolve: (query, _principal, _args, context) => context.prisma.alertRule.findMany({ ...query, where: { apiKeyId: callingKeyId(context) }, orderBy: { createdAt: 'asc' } }),
   }),
   usageAlerts: t.prismaField({
     type: [UsageAlertRef],
@@ -64,7 +65,8 @@ builder.objectFields(Viewer, (t) => ({
     args: { first: t.arg.int({ defaultValue: 50, description: '1 to 100.' }) },
     resolve: (query, _principal, args, context) => {
       const first = args.first ?? 50;
-      if (first < 1 || first > 100) throw new AppError('invalid_parameter', 'first must be between 1 and 100.', { fieldErrors: [{ field: 'first', code: 'out_of_range', message: 'Between 1 and 100.' }] });
+      if (first < 1 || first > 100)
+        throw new AppError('invalid_parameter', 'first must be between 1 and 100.', { fieldErrors: [{ field: 'first', code: 'out_of_range', message: 'Between 1 and 100.' }] });
       return context.prisma.usageAlert.findMany({ ...query, where: { apiKeyId: callingKeyId(context) }, orderBy: { createdAt: 'desc' }, take: first });
     },
   }),

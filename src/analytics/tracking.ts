@@ -5,13 +5,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { UsageRecorder } from './recorder.js';
 
 /** Records an API key's request when its response has been sent. `routeOf` is read then, once the route is known. */
-export function trackResponse(
-  recorder: UsageRecorder,
-  response: ServerResponse,
-  apiKeyId: string,
-  routeOf: () => string,
-  startedAt: number,
-): void {
+export function trackResponse(recorder: UsageRecorder, response: ServerResponse, apiKeyId: string, routeOf: () => string, startedAt: number): void {
   response.once('finish', () => {
     recorder.record({
       apiKeyId,

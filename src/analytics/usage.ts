@@ -63,11 +63,7 @@ function periodStart(date: Date, granularity: Granularity): Date {
  * A key's usage between `from` (inclusive) and `to` (exclusive): one point per minute, hour or UTC
  * day (empty periods included, as zeros), and the totals per route, busiest first.
  */
-export async function usageReport(
-  prisma: PrismaClient,
-  apiKeyId: string,
-  range: { from: Date; to: Date; granularity: Granularity },
-): Promise<UsageReport> {
+export async function usageReport(prisma: PrismaClient, apiKeyId: string, range: { from: Date; to: Date; granularity: Granularity }): Promise<UsageReport> {
   const { from, to, granularity } = range;
   if (from.getTime() >= to.getTime()) throw invalidRange('to', '`to` must be after `from`.');
   const first = periodStart(from, granularity);

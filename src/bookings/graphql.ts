@@ -1,21 +1,44 @@
 import type { Booking } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
+import { upperCaseEnum } from '../graphql/enums.js';
 import { AppError } from '../shared/errors.js';
 import { answersKeptUnder } from '../graphql/kept-answers.js';
-import { bookingsDataVersion, cancelBooking, createBooking, findOwnBooking, updateBooking } from './service.js';
+import { availabilityOf, servicesDataVersion, type AvailableSlot } from './availability.js';
+import { createService, updateService } from './operators.js';
+import type { OpeningHours } from './schedule.js';
+import { bookingsDataVersion, bookingsLastChanged, cancelBooking, createBooking, findOwnBooking, updateBooking } from './service.js';
 
 /** Root fields over the account's bookings: answers are kept until the account's bookings change. */
 const bookingsRootField = { authScopes: { scope: 'bookings:read' }, extensions: answersKeptUnder(bookingsDataVersion) } as const;
 
-const BookingStatus = builder.enumType('BookingStatus', {
-  values: ['confirmed', 'cancelled'] as const,
-  description: 'confirmed → cancelled is the only transition; cancelled is final.',
-});
+/** Root fields over services: answers are kept until a service, the places of its slots or the minute change. */
+const servicesRootField = { authScopes: { authenticated: true }, extensions: answersKeptUnder(servicesDataVersion) } as const;
+
+const BookingStatus = upperCaseEnum('BookingStatus', ['confirmed', 'cancelled'], 'CONFIRMED → CANCELLED is the only transition; CANCELLED is final.');
 
 const Customer = builder.objectRef<{ name: string; email: string }>('Customer').implement({
   fields: (t) => ({
     name: t.exposeString('name'),
     email: t.exposeString('email'),
+  }),
+});
+
+export const OpeningHoursRef = builder.objectRef<OpeningHours>('OpeningHours').implement({
+  description: "Weekly opening hours in the service's time zone; slots start every slotMinutes from opens while the visit ends by closes.",
+  fields: (t) => ({
+    weekday: t.exposeInt('weekday', { description: 'ISO weekday: 1 = Monday … 7 = Sunday; the day the opening opens on.' }),
+    opens: t.exposeString('opens', { description: 'Local time, HH:MM.' }),
+    closes: t.exposeString('closes', { description: 'Local time, HH:MM; earlier than opens means after midnight.' }),
+  }),
+});
+
+const AvailableSlotRef = builder.objectRef<AvailableSlot>('AvailableSlot').implement({
+  description: 'A slot that has not started, with the places confirmed bookings left in it.',
+  fields: (t) => ({
+    startTime: t.expose('startTime', { type: 'DateTime' }),
+    endTime: t.expose('endTime', { type: 'DateTime', description: 'startTime plus the duration of the service.' }),
+    capacity: t.exposeInt('capacity'),
+    remaining: t.exposeInt('remaining', { description: 'capacity minus the places (party sizes) of confirmed bookings.' }),
   }),
 });
 
@@ -28,19 +51,34 @@ builder.prismaNode('Service', {
     name: t.exposeString('name'),
     attractionId: t.exposeID('attractionId'),
     durationMinutes: t.exposeInt('durationMinutes'),
-    capacity: t.exposeInt('capacity', { description: 'Confirmed bookings allowed per start time.' }),
+    capacity: t.exposeInt('capacity', { description: 'Places (party sizes of confirmed bookings) per slot.' }),
+    timezone: t.exposeString('timezone', { description: "The attraction's IANA time zone; opening hours and season are in its local time." }),
+    slotMinutes: t.exposeInt('slotMinutes', { description: 'Minutes between two slot starts.' }),
+    seasonStart: t.expose('seasonStart', { type: 'Date', description: 'First day of the season, local, inclusive.' }),
+    seasonEnd: t.expose('seasonEnd', { type: 'Date', description: 'Last day of the season, local, inclusive.' }),
+    openingHours: t.field({ type: [OpeningHoursRef], resolve: (service) => service.openingHours as unknown as OpeningHours[] }),
+    availability: t.field({
+      type: [AvailableSlotRef],
+      authScopes: { scope: 'bookings:read' },
+      description: 'The slots starting on the local days startDate … endDate (at most 31) that have not started, oldest first.',
+      args: { startDate: t.arg({ type: 'Date', required: true }), endDate: t.arg({ type: 'Date', required: true }) },
+      resolve: (service, args, context) => availabilityOf(context, service, args.startDate, args.endDate),
+    }),
   }),
 });
 
 export const BookingRef = builder.prismaNode('Booking', {
   id: { field: 'id' },
-  authScopes: { scope: 'bookings:read' },
+  // A key that writes bookings sees what it wrote (and may change any of them), so either scope shows one.
+  authScopes: { anyScope: ['bookings:read', 'bookings:write'] },
   nullable: true,
   // node(id:) must not reveal another account's booking.
   findUnique: (id, context) => ({ id, accountId: context.principal?.accountId ?? '' }),
   fields: (t) => ({
     status: t.expose('status', { type: BookingStatus }),
     startTime: t.expose('startTime', { type: 'DateTime' }),
+    endTime: t.expose('endTime', { type: 'DateTime', description: 'startTime plus the duration of the service when the slot was booked.' }),
+    partySize: t.exposeInt('partySize', { description: 'Places the booking takes in its slot.' }),
     serviceId: t.exposeID('serviceId'),
     // A booking that no query loaded (a mutation's answer, or the stored first answer an idempotent
     // replay gives) is answered from its own fields: loading them again would show it as it is now.
@@ -93,16 +131,7 @@ builder.queryFields((t) => ({
     nullable: true,
     ...bookingsRootField,
     description: 'When any booking of the account last changed (null before the first): Last-Modified for every list of them.',
-    // Every change logs an event stamped with the booking's updatedAt, so the newest event dates the
-    // newest change; one step down the (account, seq) index instead of a scan of every booking.
-    resolve: async (_root, _args, context) =>
-      (
-        await context.prisma.bookingEvent.findFirst({
-          where: { accountId: context.principal!.accountId },
-          orderBy: { seq: 'desc' },
-          select: { createdAt: true },
-        })
-      )?.createdAt ?? null,
+    resolve: (_root, _args, context) => bookingsLastChanged(context),
   }),
   bookingsVersion: t.string({
     authScopes: { scope: 'bookings:read' },
@@ -121,7 +150,7 @@ builder.queryFields((t) => ({
   services: t.prismaConnection({
     type: 'Service',
     cursor: 'id',
-    authScopes: { authenticated: true },
+    ...servicesRootField,
     args: { attractionId: t.arg.id() },
     resolve: (query, _root, args, context) =>
       context.prisma.service.findMany({
@@ -132,7 +161,7 @@ builder.queryFields((t) => ({
   }),
   service: t.prismaField({
     type: 'Service',
-    authScopes: { authenticated: true },
+    ...servicesRootField,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, context) => {
       const service = await context.prisma.service.findUnique({ ...query, where: { id: String(args.id) } });
@@ -144,26 +173,73 @@ builder.queryFields((t) => ({
 
 const CustomerInput = builder.inputType('CustomerInput', {
   fields: (t) => ({
+    name: t.string({ required: true }),
+    email: t.string({ required: true }),
+  }),
+});
+
+const CustomerChangeInput = builder.inputType('CustomerChangeInput', {
+  description: 'The customer fields to change; those left out stay.',
+  fields: (t) => ({
     name: t.string(),
     email: t.string(),
   }),
 });
 
-// Fields are nullable so that a missing one reaches the shared validation and comes back as a
-// 422 field error, as it does over REST, instead of a schema error.
 const CreateBookingInput = builder.inputType('CreateBookingInput', {
   fields: (t) => ({
-    serviceId: t.string(),
-    startTime: t.string({ description: 'ISO 8601 UTC, e.g. 2026-10-31T19:00:00Z.' }),
-    customer: t.field({ type: CustomerInput }),
+    serviceId: t.id({ required: true }),
+    startTime: t.field({ type: 'DateTime', required: true, description: 'A slot of the service that has not started (Service.availability lists them).' }),
+    partySize: t.int({ description: 'Places to take in the slot: 1 (the default) up to the capacity of the service.' }),
+    customer: t.field({ type: CustomerInput, required: true }),
   }),
 });
 
 const UpdateBookingInput = builder.inputType('UpdateBookingInput', {
+  description: 'At least one field; those left out stay.',
   fields: (t) => ({
-    serviceId: t.string(),
-    startTime: t.string(),
-    customer: t.field({ type: CustomerInput }),
+    serviceId: t.id(),
+    startTime: t.field({ type: 'DateTime', description: 'A slot of the service that has not started.' }),
+    partySize: t.int({ description: 'Places to take instead, up to the capacity of the service.' }),
+    customer: t.field({ type: CustomerChangeInput }),
+  }),
+});
+
+const OpeningHoursInput = builder.inputType('OpeningHoursInput', {
+  description: "Weekly opening hours in the service's time zone.",
+  fields: (t) => ({
+    weekday: t.int({ required: true, description: 'ISO weekday: 1 = Monday … 7 = Sunday.' }),
+    opens: t.string({ required: true, description: 'Local time, HH:MM.' }),
+    closes: t.string({ required: true, description: 'Local time, HH:MM; earlier than opens means after midnight.' }),
+  }),
+});
+
+const CreateServiceInput = builder.inputType('CreateServiceInput', {
+  fields: (t) => ({
+    attractionId: t.id({ required: true }),
+    name: t.string({ required: true }),
+    durationMinutes: t.int({ required: true, description: 'Length of one visit; every opening must be at least this long.' }),
+    capacity: t.int({ required: true, description: 'Places per slot.' }),
+    timezone: t.string({ required: true, description: "The attraction's IANA time zone, such as America/Chicago." }),
+    slotMinutes: t.int({ required: true, description: 'Minutes between two slot starts, 5 to 1440.' }),
+    seasonStart: t.field({ type: 'Date', required: true, description: 'First local day of the season.' }),
+    seasonEnd: t.field({ type: 'Date', required: true, description: 'Last local day of the season, not before seasonStart.' }),
+    openingHours: t.field({ type: [OpeningHoursInput], required: true }),
+  }),
+});
+
+const UpdateServiceInput = builder.inputType('UpdateServiceInput', {
+  description: 'At least one field; those left out stay. Confirmed bookings keep their slot whatever changes.',
+  fields: (t) => ({
+    attractionId: t.id(),
+    name: t.string(),
+    durationMinutes: t.int(),
+    capacity: t.int(),
+    timezone: t.string(),
+    slotMinutes: t.int(),
+    seasonStart: t.field({ type: 'Date' }),
+    seasonEnd: t.field({ type: 'Date' }),
+    openingHours: t.field({ type: [OpeningHoursInput], description: 'Replaces every opening.' }),
   }),
 });
 
@@ -178,6 +254,20 @@ const CreateBookingPayload = builder.objectRef<{ replayed: boolean; booking: Boo
 });
 
 builder.mutationFields((t) => ({
+  createService: t.prismaField({
+    type: 'Service',
+    authScopes: { scope: 'admin' },
+    description: 'A new bookable service (operators).',
+    args: { input: t.arg({ type: CreateServiceInput, required: true }) },
+    resolve: (_query, _root, args, context) => createService(context.prisma, args.input),
+  }),
+  updateService: t.prismaField({
+    type: 'Service',
+    authScopes: { scope: 'admin' },
+    description: 'Changes a service and its schedule (operators); confirmed bookings are never cancelled or moved.',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateServiceInput, required: true }) },
+    resolve: (_query, _root, args, context) => updateService(context.prisma, String(args.id), args.input),
+  }),
   createBooking: t.field({
     type: CreateBookingPayload,
     authScopes: { scope: 'bookings:write' },

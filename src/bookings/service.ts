@@ -4,8 +4,11 @@ import type { Context } from '../graphql/context.js';
 import type { BookingEventType } from '../events/kinds.js';
 import { appendBookingEvent } from '../events/log.js';
 import { AppError, notFound, validationFailed } from '../shared/errors.js';
+import { isoTimestamp } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { parseInput } from '../shared/validation.js';
+import { bumpAvailability, scheduleOf } from './availability.js';
+import { isSlot } from './schedule.js';
 import { createBookingSchema, updateBookingSchema, type CreateBookingInput } from './validation.js';
 
 const idempotencyWindowMs = 24 * 3_600_000;
@@ -26,22 +29,72 @@ export async function findOwnBooking(context: Context, id: string): Promise<Book
 
 const accountLogPositionRead = {
   name: 'hallowgate_account_log_position',
-  text: 'SELECT coalesce(max(seq), 0)::text AS seq FROM booking_events WHERE account_id = $1',
+  text: `SELECT newest.seq::text AS seq, (extract(epoch FROM newest.created_at) * 1000)::bigint::text AS changed_ms, (SELECT version::text FROM directory_version WHERE id = 1) AS catalogue
+         FROM (SELECT 1) AS one
+         LEFT JOIN LATERAL (SELECT seq, created_at FROM booking_events WHERE account_id = $1 ORDER BY seq DESC LIMIT 1) AS newest ON true`,
 };
+
+interface AccountLogPosition {
+  seq: string | null;
+  /** Milliseconds since the epoch of the newest event's created_at (a UTC timestamp without zone). */
+  changed_ms: string | null;
+  catalogue: string | null;
+}
+
+/** Each request reads its account's log position once: the fingerprint and Last-Modified share it. */
+const logPositions = new WeakMap<Context, Promise<AccountLogPosition | undefined>>();
+
+function accountLogPosition(context: Context): Promise<AccountLogPosition | undefined> {
+  let position = logPositions.get(context);
+  if (!position) {
+    position = context.services.readRows<AccountLogPosition>({ ...accountLogPositionRead, values: [context.principal!.accountId] }).then(([row]) => row);
+    logPositions.set(context, position);
+  }
+  return position;
+}
 
 /**
  * Changes whenever any booking answer of the caller's account could change: every change appends to
  * the account's event log in its transaction, and the log commits in `seq` order within an account
- * (lockAccountLog), so the newest position stands for every change before it. One index step.
- * Services, which booking answers embed, never change once seeded; a way to change them would have
- * to move this fingerprint too.
+ * (lockAccountLog), so the newest position stands for every change before it. One index step,
+ * plus the catalogue version, which an operator's change to a service moves (booking answers embed
+ * the service).
  */
 export async function bookingsDataVersion(context: Context): Promise<string> {
   if (!context.principal) return 'anonymous';
-  const { accountId } = context.principal;
-  const [row] = await context.services.readRows<{ seq: string }>({ ...accountLogPositionRead, values: [accountId] });
-  return `${accountId}.${row?.seq ?? 0}`;
+  const row = await accountLogPosition(context);
+  return `${context.principal.accountId}.${row?.seq ?? 0}.${row?.catalogue ?? 'none'}`;
 }
+
+/**
+ * When any booking of the account last changed, or null before the first change. Every change logs
+ * an event stamped with the booking's updatedAt, so the newest event dates the newest change; it is
+ * read in the same statement as the fingerprint, so a listing with Last-Modified costs no extra one.
+ */
+export async function bookingsLastChanged(context: Context): Promise<Date | null> {
+  const changedMs = (await accountLogPosition(context))?.changed_ms;
+  return changedMs == null ? null : new Date(Number(changedMs));
+}
+
+/** A booking must start at a slot of its service that has not started: 422 `in_past` or `not_a_slot` on startTime. */
+function checkSlot(service: Service, startTime: Date, now: Date): void {
+  if (startTime.getTime() <= now.getTime()) {
+    throw validationFailed([{ field: 'startTime', code: 'in_past', message: 'That slot has already started.' }]);
+  }
+  if (!isSlot(scheduleOf(service), startTime)) {
+    const message = `${isoTimestamp(startTime)} is not a start time of service ${service.id}; its availability lists them.`;
+    throw validationFailed([{ field: 'startTime', code: 'not_a_slot', message }]);
+  }
+}
+
+/** A party takes places in one slot, so it can be at most the service's capacity: 422 `out_of_range` on partySize. */
+function checkPartySize(service: Service, partySize: number): void {
+  if (partySize > service.capacity) {
+    throw validationFailed([{ field: 'partySize', code: 'out_of_range', message: `partySize is at most the capacity of the service, ${service.capacity}.` }]);
+  }
+}
+
+const endOf = (service: Service, startTime: Date) => new Date(startTime.getTime() + service.durationMinutes * 60_000);
 
 async function findServiceOrFail(tx: Tx, id: string): Promise<Service> {
   const service = await tx.service.findUnique({ where: { id } });
@@ -52,42 +105,46 @@ async function findServiceOrFail(tx: Tx, id: string): Promise<Service> {
 }
 
 /**
- * Takes one place in a (service, start_time) slot in one atomic statement: the slot row is created
- * with one place taken, or its count raised only while under capacity. Concurrent bookings queue on
- * the row lock, so a slot can never be overfilled. `timestamp` drops the Z: the column holds UTC.
+ * Takes a party's places in a (service, start_time) slot in one atomic statement: the slot row is
+ * created with them taken, or its count raised only while the party still fits. Concurrent bookings
+ * queue on the row lock, so a slot never holds more than `capacity` places, whatever the party
+ * sizes. `timestamp` drops the Z: the column holds UTC.
  */
-async function reservePlace(tx: Tx, service: Service, startTime: Date): Promise<void> {
+async function reservePlaces(tx: Tx, service: Service, startTime: Date, places: number): Promise<void> {
   const taken =
-    service.capacity > 0 &&
+    places <= service.capacity &&
     (await tx.$executeRaw`
-      INSERT INTO booking_slots (service_id, start_time, confirmed_count)
-      VALUES (${service.id}, ${startTime.toISOString()}::timestamp, 1)
+      INSERT INTO booking_slots (service_id, start_time, places_taken)
+      VALUES (${service.id}, ${startTime.toISOString()}::timestamp, ${places})
       ON CONFLICT (service_id, start_time)
-      DO UPDATE SET confirmed_count = booking_slots.confirmed_count + 1
-      WHERE booking_slots.confirmed_count < ${service.capacity}`) === 1;
-  if (!taken) throw new AppError('slot_full', `${service.name} is fully booked at ${startTime.toISOString()}.`);
+      DO UPDATE SET places_taken = booking_slots.places_taken + ${places}
+      WHERE booking_slots.places_taken + ${places} <= ${service.capacity}`) === 1;
+  if (!taken) {
+    const wanted = places === 1 ? 'a place' : `${places} places`;
+    throw new AppError('slot_full', `${service.name} has not ${wanted} left at ${isoTimestamp(startTime)}.`);
+  }
 }
 
-async function releasePlace(tx: Tx, booking: Pick<Booking, 'serviceId' | 'startTime'>): Promise<void> {
-  await tx.bookingSlot.updateMany({
-    where: { serviceId: booking.serviceId, startTime: booking.startTime, confirmedCount: { gt: 0 } },
-    data: { confirmedCount: { decrement: 1 } },
-  });
+async function releasePlaces(tx: Tx, booking: Pick<Booking, 'serviceId' | 'startTime' | 'partySize'>): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE booking_slots SET places_taken = greatest(places_taken - ${booking.partySize}, 0)
+    WHERE service_id = ${booking.serviceId} AND start_time = ${booking.startTime.toISOString()}::timestamp`;
 }
 
 /**
- * Frees the old place and takes the new one. Slot rows are locked in key order, so two bookings
- * moving in opposite directions cannot deadlock.
+ * Frees the booking's places and takes those of its new slot or party size (the same slot when only
+ * the party changes). Slot rows are locked in key order, so two bookings moving in opposite
+ * directions cannot deadlock.
  */
-async function moveBetweenSlots(tx: Tx, current: Booking, service: Service, startTime: Date): Promise<void> {
+async function movePlaces(tx: Tx, current: Booking, service: Service, startTime: Date, partySize: number): Promise<void> {
   const from = `${current.serviceId}|${current.startTime.toISOString()}`;
   const to = `${service.id}|${startTime.toISOString()}`;
-  if (from < to) {
-    await releasePlace(tx, current);
-    await reservePlace(tx, service, startTime);
+  if (from <= to) {
+    await releasePlaces(tx, current);
+    await reservePlaces(tx, service, startTime, partySize);
   } else {
-    await reservePlace(tx, service, startTime);
-    await releasePlace(tx, current);
+    await reservePlaces(tx, service, startTime, partySize);
+    await releasePlaces(tx, current);
   }
 }
 
@@ -127,9 +184,13 @@ async function lockAccountLog(tx: Tx, accountId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${accountId}, 0))`;
 }
 
-type Change = (tx: Tx, now: Date) => Promise<{ booking: Booking; event: BookingEventType | null }>;
+/** What a change did: the booking as it left it, its event (none when nothing changed), and the services whose places it moved. */
+type Change = (tx: Tx, now: Date) => Promise<{ booking: Booking; event: BookingEventType | null; placesOf?: string[] }>;
 
-/** The change and its event in one transaction, run again after a write conflict; load failures are 503. */
+/**
+ * The change and its event in one transaction, run again after a write conflict; load failures are
+ * 503. A change of places moves the availability fingerprint in the same transaction, last.
+ */
 async function runInTransaction(context: Context, change: Change, now: Date): Promise<{ booking: Booking; logged: BookingEvent | null }> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -137,7 +198,9 @@ async function runInTransaction(context: Context, change: Change, now: Date): Pr
         const result = await change(tx, now);
         if (!result.event) return { booking: result.booking, logged: null };
         await lockAccountLog(tx, result.booking.accountId);
-        return { booking: result.booking, logged: await appendBookingEvent(tx, result.booking, result.event, now) };
+        const logged = await appendBookingEvent(tx, result.booking, result.event, now);
+        if (result.placesOf?.length) await bumpAvailability(tx, result.placesOf);
+        return { booking: result.booking, logged };
       }, transactionLimits);
     } catch (error) {
       const failure = loadFailure(error);
@@ -156,8 +219,10 @@ async function commitChange(context: Context, change: Change): Promise<Booking> 
 }
 
 function fingerprint(input: CreateBookingInput): string {
+  // A party of one hashes as before party sizes existed, so keys sent across the upgrade still replay.
+  const party = input.partySize === 1 ? [] : [input.partySize];
   return createHash('sha256')
-    .update(JSON.stringify([input.serviceId, input.startTime.toISOString(), input.customer.name, input.customer.email]))
+    .update(JSON.stringify([input.serviceId, input.startTime.toISOString(), input.customer.name, input.customer.email, ...party]))
     .digest('hex');
 }
 
@@ -174,6 +239,7 @@ function storedBooking(booking: Booking): StoredBooking {
   return {
     ...booking,
     startTime: booking.startTime.toISOString(),
+    endTime: booking.endTime.toISOString(),
     createdAt: booking.createdAt.toISOString(),
     updatedAt: booking.updatedAt.toISOString(),
     cancelledAt: booking.cancelledAt?.toISOString() ?? null,
@@ -184,6 +250,7 @@ function bookingFromStore(stored: StoredBooking): Booking {
   return {
     ...stored,
     startTime: new Date(stored.startTime),
+    endTime: new Date(stored.endTime),
     createdAt: new Date(stored.createdAt),
     updatedAt: new Date(stored.updatedAt),
     cancelledAt: stored.cancelledAt === null ? null : new Date(stored.cancelledAt),
@@ -208,11 +275,7 @@ async function earlierAttempt(context: Context, accountId: string, key: string, 
   return bookingFromStore(record.createdBooking as StoredBooking);
 }
 
-export async function createBooking(
-  context: Context,
-  rawInput: unknown,
-  idempotencyKey: string | null,
-): Promise<{ booking: Booking; replayed: boolean }> {
+export async function createBooking(context: Context, rawInput: unknown, idempotencyKey: string | null): Promise<{ booking: Booking; replayed: boolean }> {
   const accountId = accountOf(context);
   const input = parseInput(createBookingSchema(context.services.clock()), rawInput);
   if (idempotencyKey !== null && !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey)) {
@@ -233,13 +296,17 @@ export async function createBooking(
         });
       }
       const service = await findServiceOrFail(tx, input.serviceId);
-      await reservePlace(tx, service, input.startTime);
+      checkSlot(service, input.startTime, now);
+      checkPartySize(service, input.partySize);
+      await reservePlaces(tx, service, input.startTime, input.partySize);
       const created = await tx.booking.create({
         data: {
           id: bookingId,
           accountId,
           serviceId: service.id,
           startTime: input.startTime,
+          endTime: endOf(service, input.startTime),
+          partySize: input.partySize,
           customerName: input.customer.name,
           customerEmail: input.customer.email,
           createdAt: now,
@@ -252,7 +319,7 @@ export async function createBooking(
           data: { createdBooking: storedBooking(created) },
         });
       }
-      return { booking: created, event: 'booking.created' };
+      return { booking: created, event: 'booking.created', placesOf: [service.id] };
     });
     return { booking, replayed: false };
   } catch (error) {
@@ -265,33 +332,38 @@ export async function createBooking(
   }
 }
 
-function withoutNulls(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([, entry]) => entry !== null)
-      .map(([key, entry]) => [key, withoutNulls(entry)]),
-  );
-}
-
 export async function updateBooking(context: Context, id: string, rawInput: unknown): Promise<Booking> {
   const accountId = accountOf(context);
-  const input = parseInput(updateBookingSchema(context.services.clock()), withoutNulls(rawInput));
+  const input = parseInput(updateBookingSchema(context.services.clock()), rawInput);
   return commitChange(context, async (tx, now) => {
     const current = await lockBooking(tx, accountId, id);
     if (current.status === 'cancelled') throw new AppError('booking_cancelled', `Booking ${id} is cancelled; it cannot change.`);
     const next = {
       serviceId: input.serviceId ?? current.serviceId,
       startTime: input.startTime ?? current.startTime,
+      partySize: input.partySize ?? current.partySize,
       customerName: input.customer?.name ?? current.customerName,
       customerEmail: input.customer?.email ?? current.customerEmail,
     };
     const slotChanges = next.serviceId !== current.serviceId || next.startTime.getTime() !== current.startTime.getTime();
-    const changes = slotChanges || next.customerName !== current.customerName || next.customerEmail !== current.customerEmail;
+    const placesChange = slotChanges || next.partySize !== current.partySize;
+    const changes = placesChange || next.customerName !== current.customerName || next.customerEmail !== current.customerEmail;
     if (!changes) return { booking: current, event: null };
-    if (slotChanges) await moveBetweenSlots(tx, current, await findServiceOrFail(tx, next.serviceId), next.startTime);
-    const updated = await tx.booking.update({ where: { id }, data: { ...next, updatedAt: now } });
-    return { booking: updated, event: 'booking.updated' };
+    let endTime = current.endTime;
+    if (placesChange) {
+      const service = await findServiceOrFail(tx, next.serviceId);
+      if (slotChanges) {
+        checkSlot(service, next.startTime, now);
+        endTime = endOf(service, next.startTime);
+      } else if (current.startTime.getTime() <= now.getTime()) {
+        // A new party size in the booking's own slot, which stays valid even if the schedule moved on since.
+        throw validationFailed([{ field: 'partySize', code: 'in_past', message: "The booking's slot has started; its party size cannot change." }]);
+      }
+      checkPartySize(service, next.partySize);
+      await movePlaces(tx, current, service, next.startTime, next.partySize);
+    }
+    const updated = await tx.booking.update({ where: { id }, data: { ...next, endTime, updatedAt: now } });
+    return { booking: updated, event: 'booking.updated', placesOf: placesChange ? [current.serviceId, next.serviceId] : [] };
   });
 }
 
@@ -301,8 +373,8 @@ export async function cancelBooking(context: Context, id: string): Promise<Booki
   return commitChange(context, async (tx, now) => {
     const current = await lockBooking(tx, accountId, id);
     if (current.status === 'cancelled') return { booking: current, event: null };
-    await releasePlace(tx, current);
+    await releasePlaces(tx, current);
     const cancelled = await tx.booking.update({ where: { id }, data: { status: 'cancelled', cancelledAt: now, updatedAt: now } });
-    return { booking: cancelled, event: 'booking.cancelled' };
+    return { booking: cancelled, event: 'booking.cancelled', placesOf: [current.serviceId] };
   });
 }

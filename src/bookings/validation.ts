@@ -1,41 +1,31 @@
 import { z } from 'zod';
-import { parseUtcTimestamp } from '../graphql/scalars.js';
 
 /** How far ahead a booking may start; further is almost certainly a typo in the year. */
 const maxDaysAhead = 731;
-/** Clock skew tolerated for a start time "now". */
-const pastToleranceMs = 5 * 60_000;
-
+/** A slot that has started is past: it can no longer be booked or moved to. */
 function startTimeSchema(now: Date) {
-  return z
-    .string({ error: 'start_time is required: an ISO 8601 UTC timestamp such as 2026-10-31T19:00:00Z.' })
-    .transform((value, context) => {
-      const date = parseUtcTimestamp(value);
-      if (!date) {
-        context.addIssue({ code: 'custom', message: 'Use an ISO 8601 UTC timestamp ending in Z, such as 2026-10-31T19:00:00Z.' });
-        return z.NEVER;
-      }
-      if (date.getTime() < now.getTime() - pastToleranceMs) {
-        context.addIssue({ code: 'custom', message: 'start_time is in the past.' });
-        return z.NEVER;
-      }
-      if (date.getTime() > now.getTime() + maxDaysAhead * 86_400_000) {
-        context.addIssue({ code: 'custom', message: `start_time is more than ${maxDaysAhead} days ahead.` });
-        return z.NEVER;
-      }
-      return date;
-    });
+  return z.date().superRefine((date, context) => {
+    if (date.getTime() <= now.getTime()) {
+      context.addIssue({ code: 'custom', message: 'startTime is in the past.', params: { code: 'in_past' } });
+    } else if (date.getTime() > now.getTime() + maxDaysAhead * 86_400_000) {
+      context.addIssue({ code: 'custom', message: `startTime is more than ${maxDaysAhead} days ahead.`, params: { code: 'too_far_ahead' } });
+    }
+  });
 }
 
-const serviceId = z.string({ error: 'service_id is required.' }).regex(/^svc_[A-Za-z0-9]{1,64}$/, 'service_id must be a svc_… id.');
-const name = z.string({ error: 'customer.name is required.' }).trim().min(1, 'customer.name must not be empty.').max(200);
-const email = z.email({ error: 'customer.email must be an email address.' }).max(254);
+// Messages name fields as GraphQL does; REST renames them to its snake_case names.
+const serviceId = z.string().regex(/^svc_[A-Za-z0-9]{1,64}$/, 'serviceId must be a svc_… id.');
+const name = z.string().trim().min(1, 'customer.name must not be empty.').max(200, 'customer.name is at most 200 characters.');
+const email = z.email({ error: 'customer.email must be an email address.' }).max(254, 'customer.email is at most 254 characters.');
+// At most the service's capacity, which the booking's transaction checks.
+const partySize = z.number().int('partySize must be a whole number.').min(1, 'partySize is at least 1.');
 
 export function createBookingSchema(now: Date) {
   return z.object({
     serviceId,
     startTime: startTimeSchema(now),
-    customer: z.object({ name, email }, { error: 'customer is required: { name, email }.' }),
+    partySize: partySize.default(1),
+    customer: z.object({ name, email }),
   });
 }
 
@@ -44,10 +34,11 @@ export function updateBookingSchema(now: Date) {
     .object({
       serviceId: serviceId.optional(),
       startTime: startTimeSchema(now).optional(),
+      partySize: partySize.optional(),
       customer: z.object({ name: name.optional(), email: email.optional() }).optional(),
     })
-    .refine((input) => input.serviceId !== undefined || input.startTime !== undefined || input.customer !== undefined, {
-      message: 'Send at least one of start_time, service_id or customer.',
+    .refine((input) => input.serviceId !== undefined || input.startTime !== undefined || input.partySize !== undefined || input.customer !== undefined, {
+      message: 'Send at least one of startTime, serviceId, partySize or customer.',
     });
 }
 

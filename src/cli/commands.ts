@@ -1,4 +1,4 @@
-import type { HttpMethod } from '../rest/routes.js';
+import type { HttpMethod } from '../rest/route.js';
 
 /** One operator call, in the terms of the /v1/admin REST routes. */
 export interface AdminRequest {
@@ -10,7 +10,7 @@ export interface AdminRequest {
   body?: Record<string, unknown>;
 }
 
-export type Options = Record<string, string | boolean | undefined>;
+export type Options = Record<string, string | boolean | string[] | undefined>;
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -29,6 +29,11 @@ Commands:
   widget-tokens create --account <acct_…> --origins <origin,…> [--rate-limit <per minute>] [--name <name>]
   widget-tokens list [--account <acct_…>]
   widget-tokens revoke <wt_…>
+  services create --attraction <at_…> --name <name> --duration <minutes> --capacity <places>
+                  --timezone <IANA zone> --slot-minutes <minutes> --season-start <YYYY-MM-DD>
+                  --season-end <YYYY-MM-DD> --hours '<days> <HH:MM>-<HH:MM>' [--hours …]
+  services update <svc_…> [any option of services create; --hours replaces every opening]
+  services list [--attraction <at_…>]
 
 Where the command runs:
   --server <url> --admin-key <KEY_ID>.<SECRET>   through a running server's /v1/admin routes
@@ -36,6 +41,9 @@ Where the command runs:
   otherwise                                      directly against DATABASE_URL=postgres://…
 
 Scopes: bookings:read, bookings:write, webhooks:manage, directory:read, analytics:read, admin.
+Opening hours: days are mon … sun (or 1 … 7), lists and ranges such as mon-thu,sun, or daily;
+times are local to --timezone, and a closing time before the opening time is after midnight:
+  --hours 'thu,sun 19:00-23:00' --hours 'fri-sat 19:00-01:00'
 Output is the JSON the REST route answers. Keys and signing secrets are shown only once.`;
 
 /** The flags the commands take, for node:util parseArgs. */
@@ -51,10 +59,18 @@ export const optionSpec = {
   promo: { type: 'boolean' },
   'require-signature': { type: 'boolean' },
   'rate-limit': { type: 'string' },
+  attraction: { type: 'string' },
+  duration: { type: 'string' },
+  capacity: { type: 'string' },
+  timezone: { type: 'string' },
+  'slot-minutes': { type: 'string' },
+  'season-start': { type: 'string' },
+  'season-end': { type: 'string' },
+  hours: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-function list(value: string | boolean | undefined): string[] | undefined {
+function list(value: Options[string]): string[] | undefined {
   return typeof value === 'string'
     ? value
         .split(',')
@@ -63,8 +79,56 @@ function list(value: string | boolean | undefined): string[] | undefined {
     : undefined;
 }
 
-function text(value: string | boolean | undefined): string | undefined {
+function text(value: Options[string]): string | undefined {
   return typeof value === 'string' ? value : undefined;
+}
+
+/** A whole number as a number; anything else as given, for the server to refuse by name. */
+function integer(value: Options[string]): number | string | undefined {
+  const given = text(value);
+  return given !== undefined && /^-?\d{1,9}$/.test(given) ? Number(given) : given;
+}
+
+const weekdayNames = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+
+/** `mon`, `7`, `mon-thu`, `fri,sat`, `daily` as ISO weekdays (1 = Monday). */
+function weekdays(days: string): number[] {
+  if (days === 'daily') return [1, 2, 3, 4, 5, 6, 7];
+  const day = (name: string) => {
+    const index = /^[1-7]$/.test(name) ? Number(name) : weekdayNames.indexOf(name.slice(0, 3)) + 1;
+    if (index < 1) throw new UsageError(`"${name}" is no weekday: use mon … sun or 1 … 7.`);
+    return index;
+  };
+  return days.split(',').flatMap((part) => {
+    const [from, to] = part.split('-');
+    if (to === undefined) return [day(from!)];
+    const [first, last] = [day(from!), day(to)];
+    return Array.from({ length: ((last - first + 7) % 7) + 1 }, (_, offset) => ((first - 1 + offset) % 7) + 1);
+  });
+}
+
+/** `--hours 'fri-sat 19:00-01:00'` (repeatable) as opening_hours; the times go as written, for the server to check. */
+function openingHours(value: Options[string]): { weekday: number; opens: string; closes: string }[] | undefined {
+  if (value === undefined) return undefined;
+  return (Array.isArray(value) ? value : [String(value)]).flatMap((entry) => {
+    const match = /^\s*(\S+)\s+([^-\s]+)-([^-\s]+)\s*$/.exec(entry.toLowerCase());
+    if (!match) throw new UsageError(`--hours "${entry}" must look like 'fri-sat 19:00-01:00'.`);
+    return weekdays(match[1]!).map((weekday) => ({ weekday, opens: match[2]!, closes: match[3]! }));
+  });
+}
+
+function serviceFields(options: Options): Record<string, unknown> {
+  return given({
+    attraction_id: text(options['attraction']),
+    name: text(options['name']),
+    duration_minutes: integer(options['duration']),
+    capacity: integer(options['capacity']),
+    timezone: text(options['timezone']),
+    slot_minutes: integer(options['slot-minutes']),
+    season_start: text(options['season-start']),
+    season_end: text(options['season-end']),
+    opening_hours: openingHours(options['hours']),
+  });
 }
 
 /** Drops options that were not given, so the server applies its defaults and reports what is missing. */
@@ -129,6 +193,14 @@ export function adminRequestFor(positionals: string[], options: Options): AdminR
       return { method: 'GET', route: '/v1/admin/widget_tokens', query: accountFilter(options) };
     case 'widget-tokens revoke':
       return { method: 'DELETE', route: '/v1/admin/widget_tokens/:id', params: idArgument(positionals, 'widget token') };
+    case 'services create':
+      return { method: 'POST', route: '/v1/admin/services', body: serviceFields(options) };
+    case 'services update':
+      return { method: 'PATCH', route: '/v1/admin/services/:id', params: idArgument(positionals, 'service'), body: serviceFields(options) };
+    case 'services list': {
+      const attraction = text(options['attraction']);
+      return { method: 'GET', route: '/v1/services', query: attraction ? { attraction_id: attraction } : {} };
+    }
     default:
       throw new UsageError(`Unknown command "${positionals.join(' ')}".\n\n${usage}`);
   }

@@ -5,13 +5,17 @@ import { pino } from 'pino';
 import { operatorAccountId } from '../access/provisioning.js';
 import { createAnnouncements } from '../events/bus.js';
 import { parseDatabaseUrl } from '../db/connection.js';
-import { createContext } from '../graphql/context.js';
-import { adminRoutes } from '../rest/admin.js';
+import { trackOpenConnections } from '../access/revocation.js';
+import type { AppServices } from '../graphql/context.js';
+import { createRestRouter } from '../rest/router.js';
+import { restRoutes } from '../rest/table.js';
+import { createMetrics } from '../server/metrics.js';
+import { createSubscriptionQuota } from '../server/subscription-quota.js';
+import { createGraphQLServer } from '../server/yoga.js';
 import { problemFor } from '../server/problem.js';
 import { systemClock } from '../shared/clock.js';
 import { createSecretBox, type SecretBox } from '../shared/secrets.js';
 import { AppError } from '../shared/errors.js';
-import { pathOf } from './commands.js';
 import type { Transport } from './transport.js';
 
 /**
@@ -32,7 +36,7 @@ export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transpo
   }
   // With REDIS_URL, revocations reach the running servers, which then end the credential's open connections.
   const announcements = createAnnouncements({ redisUrl: config.REDIS_URL, closeGraceMs: 2_000 });
-  const services = {
+  const services: AppServices = {
     prisma: database.prisma,
     readRows: database.readRows,
     logger: pino({ level: 'silent' }),
@@ -43,33 +47,29 @@ export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transpo
     secrets,
   };
 
+  const logger = services.logger;
+  const openConnections = trackOpenConnections({ revokedCredentials: announcements.revokedCredentials, clock: systemClock, logger });
+  const subscriptionQuota = createSubscriptionQuota({ redisUrl: undefined, logger });
+  // The server's own GraphQL pipeline, so a command passes every check a REST call would.
+  const yoga = createGraphQLServer(services, createMetrics({ pendingDeliveries: async () => 0 }), openConnections, subscriptionQuota);
+  const router = createRestRouter(restRoutes, () => undefined);
+  const operator = { kind: 'api_key', keyId: 'cli', accountId: operatorAccountId, scopes: ['admin'], plan: 'enterprise', promo: false, expiresAt: null } as const;
+
   return {
     async send(request) {
-      const route = adminRoutes.find((candidate) => candidate.method === request.method && candidate.path === request.route)!;
-      const url = new URL(pathOf(request), 'http://hallowgate.cli');
       const requestId = `cli_${randomUUID().replaceAll('-', '')}`;
-      const context = createContext(
-        services,
-        { kind: 'api_key', keyId: 'cli', accountId: operatorAccountId, scopes: ['admin'], plan: 'enterprise', promo: false, expiresAt: null },
-        requestId,
-      );
+      const enveloped = yoga.getEnveloped({ admission: { principal: operator, headers: {} }, requestId } as never);
       try {
-        const result = await route.handle({
-          method: request.method,
-          url,
-          params: request.params ?? {},
-          query: url.searchParams,
-          headers: {},
-          body: request.body,
-          context,
-        });
-        return { status: result.status, body: result.body ?? null };
+        const answer = await router.run(request.method, request.route, { params: request.params ?? {}, query: new URLSearchParams(request.query), body: request.body }, enveloped);
+        return { status: answer.status, body: answer.body ?? null };
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         return { status: error.status, body: problemFor(error, requestId) };
       }
     },
     async close() {
+      await openConnections.close();
+      await subscriptionQuota.close();
       await announcements.close();
       await database.close();
     },

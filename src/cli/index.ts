@@ -4,7 +4,7 @@ import { adminRequestFor, optionSpec, usage, UsageError, type Options } from './
 import { serverTransport, type Transport } from './transport.js';
 
 /**
- * `hallowgate` — operator commands for accounts, API keys and widget tokens. Exit codes: 0 done,
+ * `hallowgate` — operator commands for accounts, API keys, widget tokens and services. Exit codes: 0 done,
  * 1 the request was refused or failed, 2 the command or its setup is wrong.
  */
 

@@ -29,4 +29,3 @@ export function serverTransport(serverUrl: string, adminKey: string): Transport 
     async close() {},
   };
 }
-

@@ -1,18 +1,17 @@
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { PGlite } from '@electric-sql/pglite';
+import { join } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { ConfigError } from './config-error.js';
 import { lockEmbeddedDatabase } from './embedded-lock.js';
 
 export { ConfigError };
 
-export type DatabaseConfig =
-  | { kind: 'pglite'; dataDir: string | undefined; loadDataDir?: Blob }
-  | { kind: 'postgres'; url: string };
+export type DatabaseConfig = { kind: 'pglite'; dataDir: string | undefined; loadDataDir?: Blob } | { kind: 'postgres'; url: string };
 
 export const defaultDataDir = './.data/pglite';
 
@@ -25,7 +24,7 @@ export interface PreparedRead {
 
 export type ReadRows = <Row>(read: PreparedRead) => Promise<Row[]>;
 
-/** DATABASE_URL rules of the contract: unset → embedded PGlite on disk, `pglite:memory`, or a PostgreSQL URL. */
+/** DATABASE_URL: unset → embedded PGlite on disk, `pglite:memory`, or a PostgreSQL URL. */
 export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
   if (raw === undefined || raw === '') return { kind: 'pglite', dataDir: defaultDataDir };
   if (raw === 'pglite:memory') return { kind: 'pglite', dataDir: undefined };
@@ -53,6 +52,8 @@ export interface Database {
    * prepared statement on PostgreSQL: Prisma's work per query costs more than such a lookup.
    */
   readRows: ReadRows;
+  /** The embedded database was new and made from the seeded starter (OpenOptions.starter). */
+  fromStarter: boolean;
   close(): Promise<void>;
 }
 
@@ -64,7 +65,7 @@ function describeTarget(url: string): string {
 /**
  * Opens the database DATABASE_URL names.
  * PGlite has a single connection: inside `$transaction(async tx => …)` use only `tx`, or the
- * transaction waits on itself until it times out (prisma-offline.md, bug 7).
+ * transaction waits on itself until it times out.
  */
 export interface OpenOptions {
   poolSize?: number;
@@ -72,6 +73,8 @@ export interface OpenOptions {
   onQuery?: (sql: string) => void;
   /** What this process is, named to whoever finds the embedded database in use (e.g. "hallowgate server"). */
   role?: string;
+  /** A migrated and seeded database to make a new embedded one from (in memory, or a data directory without one yet). */
+  starter?: () => Promise<Blob | undefined>;
 }
 
 function createClient(adapter: SqlDriverAdapterFactory, onQuery: OpenOptions['onQuery']): PrismaClient {
@@ -86,21 +89,29 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     // One process at a time on a data directory, locked before PGlite reads or writes a byte of it.
     const lock = config.dataDir ? await lockEmbeddedDatabase(config.dataDir, options.role ?? 'hallowgate') : undefined;
     let pglite: PGlite;
+    let adapter: SqlDriverAdapterFactory;
+    let loadDataDir = config.loadDataDir;
     try {
+      // Loaded only for the embedded database: a server on PostgreSQL never pays for the WASM build.
+      const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
+      // Checked under the lock: only a directory no process has made a database in yet starts from the starter.
+      if (!loadDataDir && options.starter && !(config.dataDir && existsSync(join(config.dataDir, 'PG_VERSION')))) loadDataDir = await options.starter();
       if (config.dataDir) await mkdir(config.dataDir, { recursive: true });
       pglite = await PGlite.create({
         ...(config.dataDir ? { dataDir: config.dataDir } : {}),
-        ...(config.loadDataDir ? { loadDataDir: config.loadDataDir } : {}),
+        ...(loadDataDir ? { loadDataDir } : {}),
       });
+      adapter = new PrismaPGlite(pglite);
     } catch (error) {
       lock?.release();
       throw new ConfigError(`cannot open the embedded database in ${config.dataDir ?? 'memory'}: ${(error as Error).message}`);
     }
-    const prisma = createClient(new PrismaPGlite(pglite), options.onQuery);
+    const prisma = createClient(adapter, options.onQuery);
     return {
       config,
       prisma,
       pglite,
+      fromStarter: loadDataDir !== undefined && loadDataDir !== config.loadDataDir,
       readRows: async <Row>({ text, values }: PreparedRead) => {
         options.onQuery?.(text);
         return (await pglite.query<Row>(text, values)).rows;
@@ -124,6 +135,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     config,
     prisma,
     pglite: undefined,
+    fromStarter: false,
     readRows: async <Row>(read: PreparedRead) => {
       options.onQuery?.(read.text);
       return (await pool.query<Row & pg.QueryResultRow>(read)).rows;

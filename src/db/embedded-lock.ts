@@ -22,8 +22,7 @@ export class DatabaseInUseError extends ConfigError {
     readonly holder: LockHolder,
   ) {
     super(
-      `the embedded database ${dataDir} is in use by process ${holder.pid} (${holder.role}, started ${holder.startedAt}); ` +
-        'stop it or use --server <url> to work through it',
+      `the embedded database ${dataDir} is in use by process ${holder.pid} (${holder.role}, started ${holder.startedAt}); ` + 'stop it or use --server <url> to work through it',
     );
   }
 }

@@ -1,5 +1,4 @@
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { generateDirectory } from './seed-data/directory.js';
 
 // Seeds the demo directory (categories, attractions, events, images) and the bookable services.
 // The rows are deterministic (src/db/seed-data/directory.ts). Accounts and keys are seeded elsewhere.
@@ -67,30 +66,37 @@ export async function refreshAttractionAggregates(prisma: Db, attractionIds?: st
 export async function seedDatabase(prisma: PrismaClient, options: SeedOptions): Promise<SeedSummary> {
   const started = performance.now();
   const { log } = options;
+  // Faker and the word lists load only when a seed runs, not with every server start.
+  const { generateDirectory } = await import('./seed-data/directory.js');
   const rows = generateDirectory(options.scale ?? 1);
 
   // On PGlite everything inside must go through `tx`: a query on `prisma` would wait for this transaction.
-  await prisma.$transaction(
-    async (tx) => {
-      await tx.category.createMany({ data: rows.categories });
-      log(`seed: categories ${rows.categories.length}`);
-      await inBatches(rows.attractions, (batch) => tx.attraction.createMany({ data: batch }));
-      log(`seed: attractions ${rows.attractions.length}`);
-      await linkCategories(tx, '_AttractionToCategory', rows.attractionCategories.map((link) => [link.attractionId, link.categoryId]));
-      await inBatches(
-        rows.events,
-        (batch) => tx.event.createMany({ data: batch }),
-        (done) => log(`seed: events ${done}/${rows.events.length}`),
-      );
-      await linkCategories(tx, '_CategoryToEvent', rows.eventCategories.map((link) => [link.categoryId, link.eventId]));
-      await inBatches(rows.images, (batch) => tx.image.createMany({ data: batch }));
-      log(`seed: images ${rows.images.length}`);
-      await inBatches(rows.services, (batch) => tx.service.createMany({ data: batch }));
-      log(`seed: services ${rows.services.length}`);
-      await refreshAttractionAggregates(tx);
-    },
-    transactionLimits,
-  );
+  await prisma.$transaction(async (tx) => {
+    await tx.category.createMany({ data: rows.categories });
+    log(`seed: categories ${rows.categories.length}`);
+    await inBatches(rows.attractions, (batch) => tx.attraction.createMany({ data: batch }));
+    log(`seed: attractions ${rows.attractions.length}`);
+    await linkCategories(
+      tx,
+      '_AttractionToCategory',
+      rows.attractionCategories.map((link) => [link.attractionId, link.categoryId]),
+    );
+    await inBatches(
+      rows.events,
+      (batch) => tx.event.createMany({ data: batch }),
+      (done) => log(`seed: events ${done}/${rows.events.length}`),
+    );
+    await linkCategories(
+      tx,
+      '_CategoryToEvent',
+      rows.eventCategories.map((link) => [link.categoryId, link.eventId]),
+    );
+    await inBatches(rows.images, (batch) => tx.image.createMany({ data: batch }));
+    log(`seed: images ${rows.images.length}`);
+    await inBatches(rows.services, (batch) => tx.service.createMany({ data: batch }));
+    log(`seed: services ${rows.services.length}`);
+    await refreshAttractionAggregates(tx);
+  }, transactionLimits);
 
   const milliseconds = Math.round(performance.now() - started);
   log(`seed: done in ${(milliseconds / 1000).toFixed(1)} s`);

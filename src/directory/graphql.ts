@@ -146,12 +146,8 @@ const AttractionOrder = orderInput('AttractionOrder', attractionSortFields);
 /** Sort keys to a Prisma orderBy, with the id last so that cursors stay stable. */
 function orderBy<Fields extends Record<string, string>>(fields: Fields, order: readonly { field: string; direction: string }[] | null | undefined, fallback: string) {
   const keys = order?.length ? order : [{ field: fallback, direction: 'ASC' }];
-  return [
-    ...keys.map((key) => ({ [fields[key.field as keyof Fields]!]: key.direction === 'DESC' ? ('desc' as const) : ('asc' as const) })),
-    { id: 'asc' as const },
-  ];
+  return [...keys.map((key) => ({ [fields[key.field as keyof Fields]!]: key.direction === 'DESC' ? ('desc' as const) : ('asc' as const) })), { id: 'asc' as const }];
 }
-
 
 builder.queryFields((t) => {
   const filters = {
@@ -167,8 +163,7 @@ builder.queryFields((t) => {
       cursor: 'id',
       ...directoryRootField,
       args: { ...filters, orderBy: t.arg({ type: [EventOrder] }) },
-      resolve: (query, _root, args, context) =>
-        context.prisma.event.findMany({ ...query, where: eventWhere(args), orderBy: orderBy(eventSortFields, args.orderBy, 'STARTS_AT') }),
+      resolve: (query, _root, args, context) => context.prisma.event.findMany({ ...query, where: eventWhere(args), orderBy: orderBy(eventSortFields, args.orderBy, 'STARTS_AT') }),
     }),
     event: t.prismaField({
       type: 'Event',

@@ -18,6 +18,8 @@ const noEvents: AttractionTimeline = { nextStartsAt: null, previousStartsAt: nul
 /**
  * One grouped statement per page of attractions, shared by every field that needs the timeline.
  * Batched but not memoized: a timeline depends on "now", and a subscription's context lives long.
+ * A plain DataLoader rather than Pothos loadable fields: those hold one loader per field, so
+ * nextStartsAt and updatedAt would each send this statement, and updatedAt also needs its parent.
  */
 export const attractionTimelines = createContextCache(
   (context: Context) =>

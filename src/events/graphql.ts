@@ -7,9 +7,10 @@ import { bookingEventTypes } from './kinds.js';
 import type { BookingEventPayload } from './log.js';
 
 export const BookingEventTypeEnum = builder.enumType('BookingEventType', {
-  values: Object.fromEntries(
-    bookingEventTypes.map((type) => [type.replace('booking.', '').toUpperCase(), { value: type }]),
-  ) as Record<'CREATED' | 'UPDATED' | 'CANCELLED', { value: (typeof bookingEventTypes)[number] }>,
+  values: Object.fromEntries(bookingEventTypes.map((type) => [type.replace('booking.', '').toUpperCase(), { value: type }])) as Record<
+    'CREATED' | 'UPDATED' | 'CANCELLED',
+    { value: (typeof bookingEventTypes)[number] }
+  >,
 });
 
 export const BookingEventRef = builder.prismaNode('BookingEvent', {

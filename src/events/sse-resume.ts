@@ -8,8 +8,11 @@ import type { Context } from '../graphql/context.js';
  * log after it (see bookingEventStream), as EventSource and fetch-event-source clients expect.
  */
 
-const streamedEventId = Symbol('streamedEventId');
-type TaggedResult = ExecutionResult & { [streamedEventId]?: string };
+/**
+ * The booking event each result carries, by result: no copy of the result per subscriber, and one
+ * entry for a result shared by the subscribers of one event (useSubscriptionFanOut).
+ */
+const streamedEventIds = new WeakMap<ExecutionResult, string>();
 
 const pingIntervalMs = 12_000;
 
@@ -24,7 +27,8 @@ export function noteStreamedEvent(context: Context, eventId: string): void {
   context.streamedEventId = eventId;
 }
 
-function serverSentEvents(results: AsyncIterable<TaggedResult>): Response {
+/** A subscription's results as server-sent events, each booking event's with its `id:` line. */
+export function serverSentEvents(results: AsyncIterable<ExecutionResult>): Response {
   const encoder = new TextEncoder();
   const iterator = results[Symbol.asyncIterator]();
   let ping: ReturnType<typeof setInterval> | undefined;
@@ -44,7 +48,8 @@ function serverSentEvents(results: AsyncIterable<TaggedResult>): Response {
         controller.close();
         return;
       }
-      const { [streamedEventId]: id, ...result } = next.value;
+      const result = next.value;
+      const id = streamedEventIds.get(result);
       controller.enqueue(encoder.encode(`${id ? `id: ${id}\n` : ''}event: next\ndata: ${JSON.stringify(result)}\n\n`));
     },
     async cancel() {
@@ -55,22 +60,22 @@ function serverSentEvents(results: AsyncIterable<TaggedResult>): Response {
   return new Response(body, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'content-encoding': 'none' } });
 }
 
+/** Tags each result with the booking event it carries; useHttpSubscriptionTransports sends it as SSE. */
 export function useResumableServerSentEvents(): Plugin<Context> {
   return {
-    onSubscribe: ({ args }) => ({
-      onSubscribeResult: () => ({
-        onNext: ({ result, setResult }) => {
-          const context = args.contextValue;
-          if (!context.streamedEventId) return;
-          setResult({ ...result, [streamedEventId]: context.streamedEventId } as TaggedResult);
-          context.streamedEventId = undefined;
-        },
-      }),
-    }),
-    onResultProcess: ({ result, acceptableMediaTypes, setResultProcessor }) => {
-      if (Symbol.asyncIterator in Object(result) && acceptableMediaTypes.includes('text/event-stream')) {
-        setResultProcessor((results) => serverSentEvents(results as AsyncIterable<TaggedResult>), 'text/event-stream');
-      }
-    },
+    onSubscribe: ({ args }) =>
+      // Only a subscription over HTTP can become server-sent events; graphql-ws sockets skip this step per event.
+      (args.contextValue as { request?: Request }).request === undefined
+        ? undefined
+        : {
+            onSubscribeResult: () => ({
+              onNext: ({ result }) => {
+                const context = args.contextValue;
+                if (!context.streamedEventId) return;
+                streamedEventIds.set(result as ExecutionResult, context.streamedEventId);
+                context.streamedEventId = undefined;
+              },
+            }),
+          },
   };
 }

@@ -26,26 +26,40 @@ function readLogPage(prisma: PrismaClient, accountId: string, afterSeq: bigint):
   return read;
 }
 
+/** Where a stream starts: after an event a client names (`after`, or SSE's Last-Event-ID), or after a position. */
+type StreamStart = { afterEvent: string; named: 'after' | 'Last-Event-ID' } | { afterSeq: bigint };
+
+/**
+ * A stream without a resumption point starts at the end of the log as it is when the subscription
+ * is made, not when its first event is asked for: an event committed in between is still sent.
+ */
+async function streamStart(context: Context, afterEventId: string | null): Promise<StreamStart> {
+  const resumeAfter = afterEventId ?? context.lastEventId;
+  if (resumeAfter) return { afterEvent: resumeAfter, named: afterEventId ? 'after' : 'Last-Event-ID' };
+  const { _max } = await context.prisma.bookingEvent.aggregate({ where: { accountId: context.principal!.accountId }, _max: { seq: true } });
+  return { afterSeq: _max.seq ?? 0n };
+}
+
 /**
  * The account's booking events after a point of the log, then live ones. The bus is joined before
  * the log is read, and every notice is answered by reading the log past the last event sent, so no
  * event falls between replay and live, none comes twice, and order is the log's.
  */
-async function* bookingEventStream(context: Context, afterEventId: string | null, types: BookingEventType[] | null): AsyncGenerator<BookingEvent> {
+async function* bookingEventStream(context: Context, start: StreamStart, types: BookingEventType[] | null): AsyncGenerator<BookingEvent> {
   const accountId = context.principal!.accountId;
   const notices = context.services.bookingEventBus.subscribe(accountId)[Symbol.asyncIterator]();
   try {
-    const resumeAfter = afterEventId ?? context.lastEventId;
-    let lastSeq = resumeAfter
-      ? await logPositionOf(context, resumeAfter, afterEventId ? 'after' : 'Last-Event-ID')
-      : ((await context.prisma.bookingEvent.aggregate({ where: { accountId }, _max: { seq: true } }))._max.seq ?? 0n);
+    let lastSeq = 'afterSeq' in start ? start.afterSeq : await logPositionOf(context, start.afterEvent, start.named);
 
     const readPastLast = async function* () {
       for (;;) {
         const page = await readLogPage(context.prisma, accountId, lastSeq);
         for (const event of page) {
           lastSeq = event.seq;
-          if (!types?.length || types.includes(event.type as BookingEventType)) yield event;
+          if (types?.length && !types.includes(event.type as BookingEventType)) continue;
+          // Noted here, for this subscriber: the result sent may be one executed for another (useSubscriptionFanOut).
+          noteStreamedEvent(context, event.id);
+          yield event;
         }
         if (page.length < replayPage) return;
       }
@@ -64,11 +78,6 @@ async function* bookingEventStream(context: Context, afterEventId: string | null
   }
 }
 
-function sentEvent(event: BookingEvent, _args: unknown, context: Context): BookingEvent {
-  noteStreamedEvent(context, event.id);
-  return event;
-}
-
 builder.subscriptionFields((t) => ({
   bookingEvents: t.field({
     type: BookingEventRef,
@@ -78,8 +87,8 @@ builder.subscriptionFields((t) => ({
       types: t.arg({ type: [BookingEventTypeEnum] }),
       after: t.arg.id(),
     },
-    subscribe: (_root, args, context) => bookingEventStream(context, args.after ? String(args.after) : null, args.types ?? null),
-    resolve: sentEvent,
+    subscribe: async (_root, args, context) => bookingEventStream(context, await streamStart(context, args.after ? String(args.after) : null), args.types ?? null),
+    resolve: (event) => event,
   }),
   ...Object.fromEntries(
     (
@@ -94,8 +103,8 @@ builder.subscriptionFields((t) => ({
         type: BookingEventRef,
         authScopes: { scope: 'bookings:read' },
         description: `New ${type} events of the account (over SSE, resumes after Last-Event-ID).`,
-        subscribe: (_root, _args, context) => bookingEventStream(context, null, [type]),
-        resolve: sentEvent,
+        subscribe: async (_root, _args, context) => bookingEventStream(context, await streamStart(context, null), [type]),
+        resolve: (event) => event,
       }),
     ]),
   ),

@@ -4,13 +4,20 @@ import { idKindOf } from '../shared/ids.js';
 
 /**
  * Checks every field's arguments before anything reads them, for GraphQL and REST alike (REST runs
- * the same schema): cursors must be ones this API issued, and text must be storable in PostgreSQL.
+ * the same schema): cursors must be ones this API issued, page sizes 1–100, and text must be storable
+ * in PostgreSQL.
  * Argument mappers also run where plugin-prisma plans nested connections, so a cursor deep in a
  * query is checked before the root field's database query is built.
  */
 
 /** Marks the `after`/`before` arguments of connections (set through the relay options). */
 export const cursorArgument = 'hallowgateCursor';
+
+/** Marks the `first`/`last` arguments of connections (set through the relay options). */
+export const pageSizeArgument = 'hallowgatePageSize';
+
+/** One page-size rule for GraphQL and REST (`limit`): 1 to 100 items. */
+export const pageSizes = { default: 20, max: 100 };
 
 /** What an issued cursor decodes to: plugin-prisma's string chunk of a record id. */
 const issuedCursor = /^GPC:S:(.*)$/s;
@@ -31,6 +38,13 @@ function checkCursor(argument: string, value: unknown) {
     throw new AppError('invalid_parameter', 'The cursor is not one this API issued.', {
       fieldErrors: [{ field: argument, code: 'invalid', message: 'Use the cursor of a previous page.' }],
     });
+  }
+}
+
+function checkPageSize(argument: string, value: unknown) {
+  if (typeof value === 'number' && !(value >= 1 && value <= pageSizes.max)) {
+    const message = `${argument} must be from 1 to ${pageSizes.max}.`;
+    throw new AppError('invalid_parameter', message, { fieldErrors: [{ field: argument, code: 'out_of_range', message }] });
   }
 }
 
@@ -72,12 +86,14 @@ export class ArgumentChecksPlugin<Types extends SchemaTypes> extends BasePlugin<
     // Global ids (node, nodes) take any text: an id naming nothing resolves to null.
     const textArguments = argumentNames.filter((name) => !fieldConfig.args[name]!.extensions?.['isRelayGlobalID']);
     const cursorArguments = argumentNames.filter((name) => fieldConfig.args[name]!.extensions?.[cursorArgument]);
+    const pageSizeArguments = argumentNames.filter((name) => fieldConfig.args[name]!.extensions?.[pageSizeArgument]);
     return {
       ...fieldConfig,
       argMappers: [
         ...(fieldConfig.argMappers ?? []),
         (args) => {
           for (const name of cursorArguments) checkCursor(name, args[name]);
+          for (const name of pageSizeArguments) checkPageSize(name, args[name]);
           for (const name of textArguments) checkText(name, args[name]);
           return args;
         },

@@ -1,6 +1,5 @@
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin, { type FieldComplexityValue } from '@pothos/plugin-complexity';
-import DataloaderPlugin from '@pothos/plugin-dataloader';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin, { resolveNodes } from '@pothos/plugin-relay';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
@@ -10,7 +9,7 @@ import { getDatamodel } from '../generated/pothos-types.js';
 import { hasScope, insufficientScope, isApiKey, type Principal, type Scope } from '../access/principal.js';
 import { AppError } from '../shared/errors.js';
 import { idKindOf, type IdKind } from '../shared/ids.js';
-import ArgumentChecksPlugin, { cursorArgument } from './argument-checks.js';
+import ArgumentChecksPlugin, { cursorArgument, pageSizeArgument, pageSizes } from './argument-checks.js';
 import type { Context } from './context.js';
 
 /** GraphQL type behind each id prefix, so `node(id:)` takes the same ids REST shows. */
@@ -37,7 +36,12 @@ const maxNodeIds = 100;
  * see (every node's lookup is nullable and scoped to the caller), without failing the others.
  */
 function resolveNodeIds(context: Context, info: GraphQLResolveInfo, ids: readonly { typename: string; id: string }[]): Promise<unknown[]> {
-  return resolveNodes(builder, context, info, ids.map((id) => (id.typename === namelessNode ? null : id)));
+  return resolveNodes(
+    builder,
+    context,
+    info,
+    ids.map((id) => (id.typename === namelessNode ? null : id)),
+  );
 }
 
 /** Why a caller may not have what needs `missing` (an API key when empty): 401 without a credential, else 403. */
@@ -49,7 +53,8 @@ export function refusalFor(principal: Principal | null, missing: readonly Scope[
 function scopesMissingIn(failure: AuthFailure): Scope[] {
   switch (failure.kind) {
     case AuthScopeFailureType.AuthScope:
-      return failure.scope === 'scope' ? [failure.parameter as Scope] : [];
+      if (failure.scope === 'scope') return [failure.parameter as Scope];
+      return failure.scope === 'anyScope' ? [...(failure.parameter as readonly Scope[])] : [];
     case AuthScopeFailureType.AnyAuthScopes:
     case AuthScopeFailureType.AllAuthScopes:
       return [...new Set(failure.failures.flatMap(scopesMissingIn))];
@@ -68,13 +73,12 @@ function scopesMissingIn(failure: AuthFailure): Scope[] {
 export const complexityLimits = { complexity: 60_000, depth: 15, breadth: 300 };
 
 export const listMultiplier = 10;
-const connectionPage = { default: 20, max: 100 };
 
 /** A connection's selection counts once per item of its page; its `edges` list multiplies it by listMultiplier again, hence the division. */
 function fieldComplexity(args: Record<string, unknown>, _context: object, field: Pick<GraphQLField<unknown, unknown>, 'type' | 'args'>): FieldComplexityValue {
   const pageArgument = [args['first'], args['last']].find((value) => typeof value === 'number');
   if (getNamedType(field.type).name.endsWith('Connection') && field.args.some((arg) => arg.name === 'first')) {
-    const page = Math.min(typeof pageArgument === 'number' ? Math.max(pageArgument, 0) : connectionPage.default, connectionPage.max);
+    const page = Math.min(typeof pageArgument === 'number' ? Math.max(pageArgument, 0) : pageSizes.default, pageSizes.max);
     return { field: 1, multiplier: page / listMultiplier };
   }
   return isListType(getNullableType(field.type)) ? { field: 1, multiplier: listMultiplier } : 1;
@@ -83,7 +87,7 @@ function fieldComplexity(args: Record<string, unknown>, _context: object, field:
 export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;
-  AuthScopes: { scope: Scope; authenticated: boolean };
+  AuthScopes: { scope: Scope; anyScope: readonly Scope[]; authenticated: boolean };
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     Date: { Input: Date; Output: Date | string };
@@ -94,7 +98,7 @@ export const builder = new SchemaBuilder<{
   DefaultNodeNullability: false;
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin, DataloaderPlugin, ComplexityPlugin, ArgumentChecksPlugin],
+  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin, ComplexityPlugin, ArgumentChecksPlugin],
   scopeAuth: {
     // Refuse a subscription when it is made, not silently at its first event.
     authorizeOnSubscribe: true,
@@ -103,6 +107,7 @@ export const builder = new SchemaBuilder<{
     authScopes: (context) => ({
       authenticated: isApiKey(context.principal),
       scope: (scope: Scope) => hasScope(context.principal, scope),
+      anyScope: (wanted: readonly Scope[]) => wanted.some((scope) => hasScope(context.principal, scope)),
     }),
     unauthorizedError: (_parent, context, _info, result) => refusalFor(context.principal, scopesMissingIn(result.failure)),
   },
@@ -136,16 +141,11 @@ export const builder = new SchemaBuilder<{
     },
     afterArgOptions: { extensions: { [cursorArgument]: true } },
     beforeArgOptions: { extensions: { [cursorArgument]: true } },
+    firstArgOptions: { extensions: { [pageSizeArgument]: true } },
+    lastArgOptions: { extensions: { [pageSizeArgument]: true } },
   },
-  complexity: {
-    fieldComplexity,
-    limit: complexityLimits,
-    complexityError: (kind, result) => {
-      const measure = kind.toLowerCase() as 'depth' | 'breadth' | 'complexity';
-      const limit = { depth: result.maxDepth, breadth: result.maxBreadth, complexity: result.maxComplexity }[measure];
-      return new AppError('query_too_complex', `The query's ${measure} ${result[measure]} is over the limit of ${limit}.`);
-    },
-  },
+  // Only the measure: useQueryLimits enforces the limits before execution, for every document but the REST table's.
+  complexity: { fieldComplexity },
 });
 
 builder.queryType({});

@@ -3,6 +3,7 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import { AppError, databaseUnavailable, isErrorCode, statusForCode, type ErrorCode, type FieldError } from '../shared/errors.js';
 import type { Context } from './context.js';
+import { persistedQueryCodes } from './persisted-queries.js';
 
 /** The AppError behind a GraphQL error: one our code threw, or the 503 of an unreachable database. */
 function appErrorIn(error: unknown): AppError | undefined {
@@ -20,9 +21,7 @@ function appErrorIn(error: unknown): AppError | undefined {
  */
 export function maskGraphQLError(error: unknown, requestId?: string): GraphQLError {
   const graphQLError =
-    error instanceof GraphQLError
-      ? error
-      : new GraphQLError(error instanceof Error ? error.message : String(error), { originalError: error instanceof Error ? error : null });
+    error instanceof GraphQLError ? error : new GraphQLError(error instanceof Error ? error.message : String(error), { originalError: error instanceof Error ? error : null });
   const appError = appErrorIn(graphQLError);
   if (appError) {
     return new GraphQLError(appError.message, {
@@ -38,7 +37,7 @@ export function maskGraphQLError(error: unknown, requestId?: string): GraphQLErr
     });
   }
   const code = graphQLError.extensions['code'];
-  if (isErrorCode(code)) return graphQLError;
+  if (isErrorCode(code) || (typeof code === 'string' && persistedQueryCodes.has(code))) return graphQLError;
   if (graphQLError.originalError instanceof PothosValidationError && /^Arguments? "/.test(graphQLError.message)) {
     // Connection arguments Pothos refuses (a negative first, after with last): the client's mistake.
     return new GraphQLError(graphQLError.message, {
@@ -78,11 +77,22 @@ export function describeGraphQLError(error: GraphQLError): { code: ErrorCode; me
 /** Whether an error, once masked, is a failure on our side (a 5xx code) rather than the client's mistake. */
 export function isServerError(error: unknown): boolean {
   const code = maskGraphQLError(error).extensions['code'];
+  if (typeof code === 'string' && persistedQueryCodes.has(code)) return false;
   return !isErrorCode(code) || statusForCode[code] >= 500;
 }
 
 /** Failures already logged with their request id; Yoga logs every error it masks, and these it need not. */
 const loggedErrors = new WeakSet<object>();
+
+/** Marks a failure whose cause is logged already, so the HTTP layer does not log it again. */
+export function markLogged<E extends Error>(error: E): E {
+  loggedErrors.add(error);
+  return error;
+}
+
+export function wasLogged(error: unknown): boolean {
+  return error instanceof Error && loggedErrors.has(error);
+}
 
 /** Yoga's level for an error it masked: error only for a failure on our side that no request logged. */
 export function yogaLogLevel(error: unknown): 'error' | 'debug' {
@@ -114,5 +124,28 @@ export function useServerErrorLog(): Plugin<Context> {
       onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, ({ result }) => logResult(args.contextValue, result)),
       onSubscribeError: ({ error }) => logServerError(args.contextValue, error),
     }),
+  };
+}
+
+/**
+ * Syntax and validation errors carry the documented `invalid_request` code, as every other refusal
+ * carries its word, instead of Yoga's GRAPHQL_PARSE_FAILED and GRAPHQL_VALIDATION_FAILED. Refusals
+ * that already have a documented code (the document limits' `query_too_complex`) keep it.
+ */
+export function useDocumentErrorCodes(): Plugin {
+  const mark = (error: unknown) => {
+    if (error instanceof GraphQLError && !isErrorCode(error.extensions['code'])) (error.extensions as Record<string, unknown>)['code'] = 'invalid_request';
+  };
+  return {
+    onParse:
+      () =>
+      ({ result }) => {
+        if (result instanceof Error) mark(result);
+      },
+    onValidate:
+      () =>
+      ({ valid, result }) => {
+        if (!valid) result.forEach(mark);
+      },
   };
 }

@@ -1,17 +1,10 @@
 import { createHash } from 'node:crypto';
-import {
-  getOperationAST,
-  Kind,
-  OperationTypeNode,
-  print,
-  type DocumentNode,
-  type ExecutionResult,
-  type GraphQLSchema,
-} from 'graphql';
+import { getOperationAST, Kind, OperationTypeNode, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { credentialIdOf, grantedScopes, type Principal } from '../access/principal.js';
 import { KeptAnswers } from '../shared/kept-answers.js';
 import type { Context } from './context.js';
+import { isTrustedDocument } from './trusted-documents.js';
 
 /**
  * A cheap fingerprint of everything a root field's answer depends on besides its arguments and the
@@ -33,7 +26,7 @@ export function answersKeptUnder(fingerprint: DataFingerprint) {
  * The fingerprints a query's answer depends on, or undefined when it cannot be kept: not a query,
  * a root field without a fingerprint, or root selections other than plain fields.
  */
-function fingerprintsOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined) {
+export function fingerprintsOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined) {
   const operation = getOperationAST(document, operationName);
   const queryFields = schema.getQueryType()?.getFields();
   if (!operation || operation.operation !== OperationTypeNode.QUERY || !queryFields) return undefined;
@@ -48,8 +41,24 @@ function fingerprintsOf(schema: GraphQLSchema, document: DocumentNode, operation
   return fingerprints.size > 0 ? [...fingerprints] : undefined;
 }
 
+/** Fingerprints already read for a request: the REST adapter and this plugin read them once between them. */
+const readFingerprints = new WeakMap<Context, Map<DataFingerprint, Promise<string>>>();
+
+/** The request's values of `fingerprints`, each read once per request. */
+export function fingerprintValues(context: Context, fingerprints: readonly DataFingerprint[]): Promise<string[]> {
+  let read = readFingerprints.get(context);
+  if (!read) readFingerprints.set(context, (read = new Map()));
+  return Promise.all(
+    fingerprints.map((fingerprint) => {
+      let value = read.get(fingerprint);
+      if (!value) read.set(fingerprint, (value = fingerprint(context)));
+      return value;
+    }),
+  );
+}
+
 /** Answers differ by caller only through what the caller may see. */
-function callerOf(principal: Principal | null): string {
+export function callerOf(principal: Principal | null): string {
   if (!principal) return 'anonymous';
   return `${credentialIdOf(principal)}:${principal.accountId}:${grantedScopes(principal).join(',')}`;
 }
@@ -75,10 +84,10 @@ export function useKeptAnswers(schema: GraphQLSchema, budget: number, onLookup: 
 
   return {
     async onExecute({ args, setResultAndStopExecution }) {
-      const fingerprints = fingerprintsOf(schema, args.document, args.operationName);
+      const fingerprints = isTrustedDocument(args.document) ? undefined : fingerprintsOf(schema, args.document, args.operationName);
       if (!fingerprints) return undefined;
       const context = args.contextValue as Context;
-      const values = await Promise.all(fingerprints.map((fingerprint) => fingerprint(context)));
+      const values = await fingerprintValues(context, fingerprints);
       const key = createHash('sha256')
         .update(callerOf(context.principal))
         .update('\0')

@@ -26,6 +26,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../shared/errors.js';
 import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
+import { isTrustedDocument } from './trusted-documents.js';
 import { complexityLimits, listMultiplier } from './builder.js';
 
 /**
@@ -194,6 +195,7 @@ export function useQueryLimits(): Plugin {
 
 /** Stops an operation over the cost limit before it runs. */
 function refuseCostly({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution(result: ExecutionResult): void }): void {
+  if (isTrustedDocument(args.document)) return;
   const rule = costLimitRule(args.contextValue ?? {}, args.variableValues ?? {}, args.operationName);
   // Other errors the rule may find (unknown operation, bad variables) are left to execution to report.
   const refusals = validate(args.schema, args.document, [rule]).filter((error) => error.originalError instanceof AppError);

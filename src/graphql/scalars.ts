@@ -4,8 +4,9 @@ import { builder } from './builder.js';
 
 // Years 0001–9999 only: PostgreSQL has no year 0000 (JavaScript reads it as 1 BC), and four digits keep
 // every date inside what both PostgreSQL and JavaScript's Date can hold.
-const isoUtc = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
-const isoDate = /^(?!0000)\d{4}-\d{2}-\d{2}$/;
+// Exported for the OpenAPI documents, which state the same patterns.
+export const isoUtc = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+export const isoDate = /^(?!0000)\d{4}-\d{2}-\d{2}$/;
 
 function badValue(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'invalid_parameter' } });

@@ -1,26 +1,45 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ExecutionResult, GraphQLError } from 'graphql';
 import { unauthenticated } from '../access/keys.js';
+import { hasScope, insufficientScope } from '../access/principal.js';
 import type { Context } from '../graphql/context.js';
-import { AppError } from '../shared/errors.js';
+import { markLogged } from '../graphql/errors.js';
+import { callerOf, fingerprintValues } from '../graphql/kept-answers.js';
+import { schema } from '../graphql/schema.js';
+import { AppError, isErrorCode, statusForCode, type FieldError } from '../shared/errors.js';
 import { KeptAnswers } from '../shared/kept-answers.js';
 import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
 import { entityTag, isNotModified } from './conditional.js';
-import type { HttpMethod, RestRoute } from './routes.js';
+import { compileOperationRoute, type CompiledOperationRoute } from './operation-route.js';
+import { isOperationRoute, recordsPath, type HttpMethod, type RestRoute } from './route.js';
 
-interface CompiledRoute {
+/** What runs a route's operation: Yoga's envelop for a request (`yoga.getEnveloped`), so REST gets every plugin /graphql has. */
+export interface Enveloped {
+  contextFactory(): Promise<unknown> | unknown;
+  execute(args: {
+    schema: typeof schema;
+    document: CompiledOperationRoute['document'];
+    variableValues: Record<string, unknown>;
+    contextValue: unknown;
+    operationName: string;
+  }): Promise<unknown> | unknown;
+}
+
+interface MatchableRoute {
   route: RestRoute;
+  compiled: CompiledOperationRoute | undefined;
   pattern: RegExp;
   paramNames: string[];
 }
 
-function compile(route: RestRoute): CompiledRoute {
+function matchable(route: RestRoute): MatchableRoute {
   const paramNames: string[] = [];
   const source = route.path.replace(/:([a-z_]+)/gi, (_match, name: string) => {
     paramNames.push(name);
     return '([^/]+)';
   });
-  return { route, pattern: new RegExp(`^${source}/?$`), paramNames };
+  return { route, compiled: isOperationRoute(route) ? compileOperationRoute(schema, route) : undefined, pattern: new RegExp(`^${source}/?$`), paramNames };
 }
 
 const jsonContentType = /^application\/([a-z.+-]*\+)?json\s*(;|$)/i;
@@ -54,17 +73,19 @@ function decodeParam(value: string): string {
   }
 }
 
-/** Fixed-size key for a representation: the route's data fingerprint and the whole request URL. */
-function representationKeyOf(fingerprint: string, url: URL): string {
-  return createHash('sha256').update(fingerprint).update('\0').update(url.pathname).update(url.search).digest('base64url');
-}
-
 /** A GET's 200 answer as sent: the bytes and every header that goes with them. */
 interface Representation {
   tag: string;
-  lastModified: Date | null | undefined;
+  lastModified: Date | null;
   headers: Record<string, string>;
   payload: string;
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+  lastModified: Date | null;
 }
 
 function writeJson(request: IncomingMessage, response: ServerResponse, status: number, payload: string) {
@@ -79,7 +100,12 @@ function writeJson(request: IncomingMessage, response: ServerResponse, status: n
 /** A GET's answer: 304 when the client's validators match the representation, else the representation. */
 function sendRepresentation(request: IncomingMessage, response: ServerResponse, route: RestRoute, representation: Representation) {
   for (const [name, value] of Object.entries(representation.headers)) response.setHeader(name, value);
-  setCachingHeaders(response, route, representation.tag, representation.lastModified);
+  response.setHeader('etag', representation.tag);
+  if (representation.lastModified) response.setHeader('last-modified', representation.lastModified.toUTCString());
+  response.setHeader('cache-control', `private, max-age=${route.cacheSeconds ?? 0}`);
+  // Keep what the access gate varies on (Origin, for CORS) and add the credential.
+  const vary = response.getHeader('vary');
+  response.setHeader('vary', vary ? `${String(vary)}, Authorization` : 'Authorization');
   if (isNotModified(request.headers, representation.tag, representation.lastModified)) {
     response.writeHead(304);
     response.end();
@@ -88,13 +114,73 @@ function sendRepresentation(request: IncomingMessage, response: ServerResponse, 
   writeJson(request, response, 200, representation.payload);
 }
 
-function setCachingHeaders(response: ServerResponse, route: RestRoute, tag: string, lastModified: Date | null | undefined) {
-  response.setHeader('etag', tag);
-  if (lastModified) response.setHeader('last-modified', lastModified.toUTCString());
-  response.setHeader('cache-control', `private, max-age=${route.cacheSeconds ?? 0}`);
-  // Keep what the access gate varies on (Origin, for CORS) and add the credential.
-  const vary = response.getHeader('vary');
-  response.setHeader('vary', vary ? `${String(vary)}, Authorization` : 'Authorization');
+/** The values at a dotted path of `data`, through lists and connections (their nodes). */
+function valuesAt(value: unknown, path: readonly string[]): unknown[] {
+  if (value === null || value === undefined) return [];
+  if (Array.isArray(value)) return value.flatMap((item) => valuesAt(item, path));
+  if (typeof value === 'object' && 'edges' in value && Array.isArray(value.edges)) {
+    return valuesAt(
+      value.edges.map((edge: { node: unknown }) => edge.node),
+      path,
+    );
+  }
+  if (path.length === 0) return [value];
+  return valuesAt((value as Record<string, unknown>)[path[0]!], path.slice(1));
+}
+
+function newestOf(values: unknown[]): Date | null {
+  const times = values.map((value) => (typeof value === 'string' ? Date.parse(value) : Number.NaN)).filter((time) => time > 0);
+  return times.length ? new Date(Math.max(...times)) : null;
+}
+
+/** The AppError REST answers for a GraphQL error of the route's operation, its fields in REST names. */
+function problemOf(compiled: CompiledOperationRoute, error: GraphQLError): AppError {
+  const code = error.extensions['code'];
+  const original = error.originalError instanceof AppError ? error.originalError : undefined;
+  const headers = original?.headers ?? {};
+  if (!isErrorCode(code) || statusForCode[code] >= 500) {
+    // useServerErrorLog logged the cause with the request id already.
+    return markLogged(isErrorCode(code) ? new AppError(code, error.message, { headers }) : new AppError('internal_error', 'Something went wrong on our side.'));
+  }
+  // Messages name fields as GraphQL does; REST names them as its parameters and snake_case body fields.
+  let message = error.message;
+  const fieldErrors = ((error.extensions['errors'] as FieldError[] | undefined) ?? []).map((fieldError) => {
+    const field = compiled.restFieldOf(fieldError.field);
+    message = message.replaceAll(fieldError.field, field);
+    return { ...fieldError, field, message: fieldError.message.replaceAll(fieldError.field, field) };
+  });
+  return new AppError(code, message, { fieldErrors, headers });
+}
+
+/** The REST answer of an operation's result: the list page, or the answer object with its status and headers. */
+function answerOf(compiled: CompiledOperationRoute, data: Record<string, unknown>, url: URL): Answer {
+  const { route } = compiled;
+  const lastModified = route.lastModified ? newestOf(valuesAt(data, route.lastModified.split('.'))) : null;
+  const headers: Record<string, string> = {};
+  for (const [header, path] of Object.entries(route.flags ?? {})) {
+    if (valuesAt(data, path.split('.'))[0] === true) headers[header] = 'true';
+  }
+  const answer = compiled.answerPath.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], data);
+  const shape = compiled.shape ?? ((value: unknown) => value);
+  if (compiled.isList) {
+    const connection = answer as { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; endCursor?: string | null } };
+    const nextCursor = connection.pageInfo.hasNextPage ? (connection.pageInfo.endCursor ?? null) : null;
+    if (nextCursor) {
+      const next = new URLSearchParams(url.searchParams);
+      next.set('cursor', nextCursor);
+      headers['link'] = `<${url.origin}${url.pathname}?${next.toString()}>; rel="next"`;
+    }
+    const body = { data: connection.edges.map((edge) => shape(edge.node)), has_more: nextCursor !== null, next_cursor: nextCursor };
+    return { status: 200, body, headers, lastModified };
+  }
+  let body = shape(answer) as Record<string, unknown>;
+  if (route.spread) {
+    const { [route.spread]: inner, ...rest } = body;
+    body = { ...(inner as Record<string, unknown>), ...rest };
+  }
+  if (route.constant) body = { ...body, ...route.constant };
+  if (route.location) headers['location'] = `${url.origin}${recordsPath(route, url.pathname)}/${String(body['id'])}`;
+  return { status: route.status ?? 200, body, headers, lastModified };
 }
 
 /** The template (`GET /v1/bookings/:id`) of the route that answered each response, for usage analytics. */
@@ -105,23 +191,42 @@ export function matchedRouteOf(response: ServerResponse): string | undefined {
 }
 
 export interface RestRouter {
-  /** Answers the request when a route family owns the path; false when no route matches at all. */
-  handle(request: IncomingMessage, response: ServerResponse, url: URL, rawBody: Buffer, context: Context): Promise<boolean>;
+  /** Answers the request when a route owns the path; false when no route matches at all. */
+  handle(request: IncomingMessage, response: ServerResponse, url: URL, rawBody: Buffer, enveloped: Enveloped): Promise<boolean>;
+  /** Runs an operation route without HTTP (the CLI's admin commands), answering its status and body. */
+  run(method: HttpMethod, path: string, request: { params?: Record<string, string>; query?: URLSearchParams; body?: unknown }, enveloped: Enveloped): Promise<Answer>;
 }
 
-/** Characters of GET answers the router keeps for routes with a validator (about twice as many bytes). */
+/** Characters of GET answers the router keeps for routes whose operation has data fingerprints (about twice as many bytes). */
 const representationBudget = 16_000_000;
 
-/** Maps paths to route handlers and does the HTTP work common to every route. */
+/** Serves every REST route by one handler: the request becomes the route's operation, run through Yoga's envelop. */
 export function createRestRouter(routes: RestRoute[], onLookup: (outcome: 'hit' | 'miss') => void): RestRouter {
-  const compiled = routes.map(compile);
+  const matchables = routes.map(matchable);
   const known = new KeptAnswers<Representation>(representationBudget);
 
+  async function execute(compiled: CompiledOperationRoute, variables: Record<string, unknown>, contextValue: unknown, enveloped: Enveloped) {
+    const result = (await enveloped.execute({
+      schema,
+      document: compiled.document,
+      variableValues: variables,
+      contextValue,
+      operationName: compiled.operationName,
+    })) as ExecutionResult<Record<string, unknown>>;
+    const firstError = result.errors?.[0];
+    if (firstError) throw problemOf(compiled, firstError);
+    return result.data!;
+  }
+
+  function refuseWithoutAccess(route: RestRoute, context: Context) {
+    if (!isOperationRoute(route)) return;
+    if (!context.principal) throw unauthenticated('Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.');
+    if (route.scope && !hasScope(context.principal, route.scope)) throw insufficientScope([route.scope]);
+  }
+
   return {
-    async handle(request, response, url, rawBody, context) {
-      const matches = compiled
-        .map((candidate) => ({ candidate, match: candidate.pattern.exec(url.pathname) }))
-        .filter((entry) => entry.match !== null);
+    async handle(request, response, url, rawBody, enveloped) {
+      const matches = matchables.map((candidate) => ({ candidate, match: candidate.pattern.exec(url.pathname) })).filter((entry) => entry.match !== null);
       if (matches.length === 0) return false;
 
       const method = (request.method === 'HEAD' ? 'GET' : request.method) as HttpMethod;
@@ -133,18 +238,32 @@ export function createRestRouter(routes: RestRoute[], onLookup: (outcome: 'hit' 
           headers: { allow: allowed.join(', ') },
         });
       }
-      const { route, paramNames } = found.candidate;
+      const { route, compiled, paramNames } = found.candidate;
       matchedRoutes.set(response, `${route.method} ${route.path}`);
-      if (!route.public && !context.principal) {
-        throw unauthenticated('Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.');
+      if (!compiled) {
+        if (!isOperationRoute(route))
+          sendRepresentation(request, response, route, representationOf({ status: 200, body: route.document(url.origin), headers: {}, lastModified: null }));
+        return true;
       }
+      const context = (await enveloped.contextFactory()) as Context;
+      refuseWithoutAccess(route, context);
       const params = Object.fromEntries(paramNames.map((name, index) => [name, decodeParam(found.match![index + 1]!)]));
       const body = method === 'POST' || method === 'PATCH' ? parseJsonBody(request, rawBody) : undefined;
+      const variables = compiled.variablesOf({ params, query: url.searchParams, headers: request.headers, body });
 
-      const restRequest = { method, url, params, query: url.searchParams, headers: request.headers, body, context };
-      // Read before the operation runs, so a representation is never filed under a newer fingerprint than its data.
-      const representationKey =
-        method === 'GET' && route.validator ? representationKeyOf(await route.validator(restRequest), url) : undefined;
+      // Fingerprints are read before the operation runs, so a representation is never filed under a newer one than its data.
+      const representationKey = compiled.fingerprints
+        ? createHash('sha256')
+            .update(callerOf(context.principal))
+            .update('\0')
+            .update((await fingerprintValues(context, compiled.fingerprints)).join('\0'))
+            .update('\0')
+            // With the origin: Link headers name it.
+            .update(url.origin)
+            .update(url.pathname)
+            .update(url.search)
+            .digest('base64url')
+        : undefined;
       const sent = representationKey ? known.get(representationKey) : undefined;
       if (representationKey) onLookup(sent ? 'hit' : 'miss');
       if (sent) {
@@ -152,17 +271,31 @@ export function createRestRouter(routes: RestRoute[], onLookup: (outcome: 'hit' 
         return true;
       }
 
-      const result = await route.handle(restRequest);
-      const payload = result.body === undefined ? '' : JSON.stringify(result.body);
-      if (method === 'GET' && result.status === 200) {
-        const representation = { tag: entityTag(payload), lastModified: result.lastModified, headers: result.headers ?? {}, payload };
-        if (representationKey) known.set(representationKey, representation, payload.length);
+      const answer = answerOf(compiled, await execute(compiled, variables, context, enveloped), url);
+      if (method === 'GET' && answer.status === 200) {
+        const representation = representationOf(answer);
+        if (representationKey) known.set(representationKey, representation, representation.payload.length);
         sendRepresentation(request, response, route, representation);
         return true;
       }
-      for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, value);
-      writeJson(request, response, result.status, payload);
+      for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
+      writeJson(request, response, answer.status, JSON.stringify(answer.body));
       return true;
     },
+
+    async run(method, path, request, enveloped) {
+      const compiled = matchables.find((candidate) => candidate.route.method === method && candidate.route.path === path)?.compiled;
+      if (!compiled) throw new Error(`No operation route ${method} ${path}.`);
+      const context = (await enveloped.contextFactory()) as Context;
+      refuseWithoutAccess(compiled.route, context);
+      const query = request.query ?? new URLSearchParams();
+      const variables = compiled.variablesOf({ params: request.params ?? {}, query, headers: {}, body: request.body });
+      return answerOf(compiled, await execute(compiled, variables, context, enveloped), new URL(`http://localhost${path}?${query.toString()}`));
+    },
   };
+}
+
+function representationOf(answer: Answer): Representation {
+  const payload = JSON.stringify(answer.body);
+  return { tag: entityTag(payload), lastModified: answer.lastModified, headers: answer.headers, payload };
 }

@@ -6,13 +6,15 @@ import type { UsageRecorder } from '../analytics/recorder.js';
 import { otherGraphQLRoute, trackResponse } from '../analytics/tracking.js';
 import type { AccessGate, GateRequest } from '../access/gate.js';
 import { unauthenticated } from '../access/keys.js';
-import { createContext, type AppServices } from '../graphql/context.js';
-import { maskGraphQLError } from '../graphql/errors.js';
+import type { AppServices } from '../graphql/context.js';
+import { maskGraphQLError, wasLogged } from '../graphql/errors.js';
 import { matchedRouteOf, type RestRouter } from '../rest/router.js';
 import { AppError, databaseUnavailable, echoed } from '../shared/errors.js';
 import { readBody } from './body.js';
 import type { Metrics } from './metrics.js';
+import { sendGraphiQLPage } from './graphiql.js';
 import { sendProblem } from './problem.js';
+import { publicOriginOf } from './public-url.js';
 import type { Yoga } from './yoga.js';
 
 export interface HttpDependencies {
@@ -23,6 +25,8 @@ export interface HttpDependencies {
   /** Per-key usage analytics; absent when turned off. */
   usage?: UsageRecorder | undefined;
   maxBodyBytes: number;
+  /** PUBLIC_URL: the origin of absolute URLs in answers; each request's own when absent. */
+  publicUrl?: string | undefined;
   isReady(): Promise<boolean>;
   metrics: Metrics;
   /** Static assets (widget script, demo pages); false when the path is not one of them. */
@@ -42,9 +46,15 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(text);
 }
 
-function parseUrl(request: IncomingMessage): URL {
+/** The request's URL, with the origin clients reach the server at (so answers can link back absolutely). */
+function parseUrl(request: IncomingMessage, publicUrl: string | undefined): URL {
   try {
-    return new URL(request.url ?? '/', 'http://localhost');
+    const target = new URL(request.url ?? '/', 'http://localhost');
+    // The path and query only: an absolute-form target (`GET http://elsewhere/…`) does not choose the origin.
+    const url = new URL(publicOriginOf(request, publicUrl));
+    url.pathname = target.pathname;
+    url.search = target.search;
+    return url;
   } catch {
     throw new AppError('invalid_request', 'The request target is not a valid URL.');
   }
@@ -99,6 +109,11 @@ export function createRequestHandler(deps: HttpDependencies) {
   }
 
   async function serveGraphQL(request: IncomingMessage, response: ServerResponse, url: URL, requestId: string, startedAt: number) {
+    // The GraphiQL page is the one thing /graphql serves without a credential.
+    if (shouldRenderGraphiQL({ method: request.method ?? 'GET', headers: new Headers({ accept: request.headers.accept ?? '' }) } as Request)) {
+      sendGraphiQLPage(request, response);
+      return;
+    }
     const body = methodsWithBody.has(request.method ?? '') ? await readBody(request, deps.maxBodyBytes) : Buffer.alloc(0);
     // Until an operation runs (parsed, validated, found), the request counts as graphql:other.
     graphqlRoutes.set(response, otherGraphQLRoute);
@@ -110,8 +125,7 @@ export function createRequestHandler(deps: HttpDependencies) {
     let admission;
     try {
       admission = await admit(request, body);
-      // The GraphiQL page is the one thing /graphql serves without a credential.
-      if (!admission.principal && !shouldRenderGraphiQL({ method, headers } as Request)) {
+      if (!admission.principal) {
         const refusal = unauthenticated('Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.');
         Object.assign(refusal.headers, admission.headers);
         throw refusal;
@@ -141,8 +155,7 @@ export function createRequestHandler(deps: HttpDependencies) {
       trackResponse(deps.usage, response, admission.principal.keyId, () => matchedRouteOf(response) ?? 'unmatched', startedAt);
     }
     for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
-    const context = createContext(services, admission.principal, requestId);
-    const handled = await rest.handle(request, response, url, body, context);
+    const handled = await rest.handle(request, response, url, body, yoga.getEnveloped({ admission, requestId }));
     if (handled) return;
     // Without credentials, an unknown path answers 401 like every other: paths are not disclosed to anonymous callers.
     if (!admission.principal) throw unauthenticated('Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.');
@@ -158,7 +171,7 @@ export function createRequestHandler(deps: HttpDependencies) {
       deps.metrics.observeRequest(route, response.statusCode, (performance.now() - startedAt) / 1000);
     });
     try {
-      const url = parseUrl(request);
+      const url = parseUrl(request, deps.publicUrl);
       const path = url.pathname;
       if (path === '/healthz') return sendJson(response, 200, { status: 'ok' });
       if (path === '/readyz') {
@@ -183,10 +196,9 @@ export function createRequestHandler(deps: HttpDependencies) {
       if (deps.serveAsset && (await deps.serveAsset(request, response, url))) return;
       throw new AppError('not_found', `No route ${echoed(path)}.`);
     } catch (error) {
-      const problem =
-        error instanceof AppError ? error : (databaseUnavailable(error) ?? new AppError('internal_error', 'Something went wrong on our side.'));
+      const problem = error instanceof AppError ? error : (databaseUnavailable(error) ?? new AppError('internal_error', 'Something went wrong on our side.'));
       // A 4xx is the client's mistake and not logged; every 5xx is ours.
-      if (problem.status >= 500) services.logger.error({ err: error, request_id: requestId }, `request failed: ${problem.code}`);
+      if (problem.status >= 500 && !wasLogged(error)) services.logger.error({ err: error, request_id: requestId }, `request failed: ${problem.code}`);
       sendProblem(response, problem, requestId);
     }
   };

@@ -111,9 +111,7 @@ function createRedisQuota(redisUrl: string, limit: number, logger: Logger): Subs
 }
 
 export function createSubscriptionQuota(options: { redisUrl?: string | undefined; logger: Logger }): SubscriptionQuota {
-  return options.redisUrl
-    ? createRedisQuota(options.redisUrl, subscriptionLimits.perCredential, options.logger)
-    : createMemoryQuota(subscriptionLimits.perCredential);
+  return options.redisUrl ? createRedisQuota(options.redisUrl, subscriptionLimits.perCredential, options.logger) : createMemoryQuota(subscriptionLimits.perCredential);
 }
 
 export function tooManySubscriptions(message: string): GraphQLError {

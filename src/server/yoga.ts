@@ -1,12 +1,16 @@
+import { useAPQ, type APQStore } from '@graphql-yoga/plugin-apq';
 import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Admission } from '../access/gate.js';
 import { useOperationRoute, type OperationRouteListener } from '../analytics/tracking.js';
 import { useStreamRevocation, type OpenConnections } from '../access/revocation.js';
 import { createContext, type AppServices, type Context } from '../graphql/context.js';
-import { useServerErrorLog, maskGraphQLError, yogaLogLevel } from '../graphql/errors.js';
+import { useDocumentErrorCodes, useServerErrorLog, maskGraphQLError, yogaLogLevel } from '../graphql/errors.js';
+import { useInputCoercion } from '../graphql/input-coercion.js';
 import { useKeptAnswers } from '../graphql/kept-answers.js';
 import { useAnswerSizeLimit, useQueryLimits, useRequestParams } from '../graphql/limits.js';
+import { useSubscriptionFanOut } from '../graphql/subscription-fan-out.js';
 import { schema } from '../graphql/schema.js';
+import { useHttpSubscriptionTransports } from '../events/http-subscriptions.js';
 import { lastEventIdOf, useResumableServerSentEvents } from '../events/sse-resume.js';
 import { AppError } from '../shared/errors.js';
 import { endableStream } from '../shared/streams.js';
@@ -59,20 +63,36 @@ function useRefusalStatus(): Plugin<Context> {
   };
 }
 
-export function createGraphQLServer(services: AppServices, metrics: Metrics, openConnections: OpenConnections, subscriptionQuota: SubscriptionQuota): Yoga {
+export function createGraphQLServer(
+  services: AppServices,
+  metrics: Metrics,
+  openConnections: OpenConnections,
+  subscriptionQuota: SubscriptionQuota,
+  /** Where automatic persisted queries are registered; this process's memory when absent. */
+  persistedQueries?: APQStore,
+): Yoga {
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
     context: ({ admission, requestId, request }) => createContext(services, admission.principal, requestId, lastEventIdOf(request)),
     plugins: [
       useRequestParams(),
+      // After the params' own checks, before anything reads the document: a request that sends only
+      // a hash gets its registered document here, and a document sent with its hash is registered.
+      useAPQ(persistedQueries ? { store: persistedQueries } : {}),
       useOperationRoute(),
       useServerErrorLog(),
+      useDocumentErrorCodes(),
+      useInputCoercion(),
       // Before the limits' per-request checks: a kept answer was asked before with the same
       // document, variables and caller, so it passed them then, and it is far under the answer limit.
       useKeptAnswers(schema, keptAnswerBudget, (outcome) => metrics.keptAnswer('graphql', outcome)),
       useQueryLimits(),
       useResumableServerSentEvents(),
+      useSubscriptionFanOut(),
+      // Before the subscription quota: a subscription no accepted transport can carry is refused
+      // before it holds a slot.
+      useHttpSubscriptionTransports(),
       useSubscriptionCount(metrics),
       useSubscriptionQuota(subscriptionQuota),
       useRefusalStatus(),
@@ -80,11 +100,8 @@ export function createGraphQLServer(services: AppServices, metrics: Metrics, ope
       useAnswerSizeLimit(),
     ],
     maskedErrors: { maskError: (error) => maskGraphQLError(error) },
-    graphiql: {
-      title: 'hallowgate',
-      subscriptionsProtocol: 'WS',
-      defaultQuery: '# Add "Authorization": "Bearer <KEY_ID>.<SECRET>" under Headers, then:\n{\n  viewer { accountId scopes }\n}\n',
-    },
+    // Served by the HTTP layer from the gateway's own files (src/server/graphiql.ts), under its own CSP.
+    graphiql: false,
     landingPage: false,
     // Bodies reach Yoga already read, within MAX_BODY_BYTES (src/server/http.ts answers 413 first);
     // Yoga's own limit would stream each of them through a second, redundant pipeline.

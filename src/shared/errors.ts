@@ -8,7 +8,7 @@ export interface FieldError {
   message: string;
 }
 
-/** HTTP status for every stable error code (CONTRACT.md). */
+/** HTTP status for every stable error code: `code` in REST problem documents, `extensions.code` in GraphQL. */
 export const statusForCode = {
   invalid_parameter: 400,
   invalid_json: 400,
@@ -99,7 +99,8 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 }
 
 const unreachableDatabaseCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P02', '57P03', 'P1001', 'P1002', 'P1017', 'P2024']);
-const unreachableDatabaseMessage = /connection terminated|connection ended unexpectedly|can't reach database server|timeout exceeded when trying to connect|terminating connection due to administrator command|the database system is (starting up|shutting down)/i;
+const unreachableDatabaseMessage =
+  /connection terminated|connection ended unexpectedly|can't reach database server|timeout exceeded when trying to connect|terminating connection due to administrator command|the database system is (starting up|shutting down)/i;
 
 /**
  * A 503 for an error that means the database cannot be reached right now (a restart, a partition,

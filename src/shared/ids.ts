@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** Prefixes name the type of every public id (CONTRACT.md). */
+/** Prefixes name the type of every public id (`bk_…`, `svc_…`), the same in REST and GraphQL. */
 export const idPrefixes = {
   account: 'acct',
   apiKey: 'key',

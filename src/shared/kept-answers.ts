@@ -1,36 +1,24 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Answers already computed, keyed by whatever makes them equal (data fingerprint and request),
  * within a budget of characters; the least recently used go first.
  */
-export class KeptAnswers<Answer> {
-  private readonly entries = new Map<string, { answer: Answer; size: number }>();
-  private size = 0;
+export class KeptAnswers<Answer extends object> {
+  private readonly answers: LRUCache<string, Answer>;
 
-  constructor(private readonly budget: number) {}
+  constructor(budget: number) {
+    // One large answer must not push out everything else: an answer over 1/64 of the budget is not kept.
+    this.answers = new LRUCache<string, Answer>({ maxSize: budget, maxEntrySize: Math.max(1, Math.floor(budget / 64)) });
+  }
 
   get(key: string): Answer | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    // Re-inserting moves the entry to the young end of the Map's insertion order.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry.answer;
+    return this.answers.get(key);
   }
 
-  /** `size` is the answer's length in characters, as the budget counts them. */
+  /** `size` is the answer's length in characters, as the budget counts them (callers have it at hand). */
   set(key: string, answer: Answer, size: number) {
-    // One large answer must not push out everything else.
-    if (size > this.budget / 64) return;
-    this.remove(key);
-    this.entries.set(key, { answer, size });
-    this.size += size;
-    while (this.size > this.budget) this.remove(this.entries.keys().next().value!);
-  }
-
-  private remove(key: string) {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.size -= entry.size;
+    // lru-cache counts sizes from 1.
+    this.answers.set(key, answer, { size: Math.max(1, size) });
   }
 }

@@ -55,10 +55,14 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 <h1>Halloween events widget</h1>
 <p>Paste the snippet into any page. It loads <code>widget.v1.js</code> asynchronously and renders the
 events of a city, in a shadow root that the page's CSS cannot reach.</p>
-${token ? '' : `<p class="note">Enter a widget token (<code>wt_…</code>) to see live events. Create one with
+${
+  token
+    ? ''
+    : `<p class="note">Enter a widget token (<code>wt_…</code>) to see live events. Create one with
 <code>npx hallowgate widget-tokens create --account acct_… --origins https://your-site.example</code>
 or <code>POST /v1/admin/widget_tokens</code>. This page runs on the API's own origin, where any valid
-widget token works; on your site, the token works only from its allowed origins.</p>`}
+widget token works; on your site, the token works only from its allowed origins.</p>`
+}
 <form method="get" action="/widget/demo">
 ${field('Token', 'token', token, 'wt_…')}
 ${field('City', 'city', city, 'Salem')}

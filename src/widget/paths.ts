@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../shared/project-root.js';
 
 /** Where `npm run build:widget` writes the script and the server reads it (dist/ is not committed). */
-export const widgetBundlePath = fileURLToPath(new URL('../../dist/widget/widget.v1.js', import.meta.url));
+export const widgetBundlePath = projectPath('dist/widget/widget.v1.js');

@@ -10,7 +10,10 @@ export interface SnippetOptions {
 
 /** A JSON string safe inside an inline <script>: no "</script>", no line separators. */
 export function scriptLiteral(value: string | number): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 export function escapeHtml(text: string): string {

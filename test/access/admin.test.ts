@@ -89,28 +89,22 @@ describe('operator routes (/v1/admin)', () => {
 
   it('answers 422 with snake_case field errors', async () => {
     const accountId = await newAccount();
-    const response = await admin('POST', '/v1/admin/api_keys', {
-      account_id: accountId,
-      plan: 'gold',
-      scopes: [],
-      allowed_origins: ['not an origin'],
-      ip_allowlist: ['10.0.0.0/33'],
-      require_signature: true,
-    });
+    const body = { account_id: accountId, scopes: [], allowed_origins: ['not an origin'], ip_allowlist: ['10.0.0.0/33'], require_signature: true };
+    // A value of the wrong type is refused by the schema, before any rule of the operation looks at the rest.
+    const mistyped = await admin('POST', '/v1/admin/api_keys', { ...body, plan: 'gold' });
+    expect(mistyped.status).toBe(422);
+    expect((await mistyped.json()).errors).toEqual([{ field: 'plan', code: 'invalid', message: 'plan must be one of: business, enterprise, free, pro.' }]);
+
+    const response = await admin('POST', '/v1/admin/api_keys', { ...body, plan: 'free' });
     expect(response.status).toBe(422);
     const problem = await response.json();
     expect(problem.code).toBe('validation_failed');
-    expect(problem.errors.map((error: { field: string }) => error.field).sort()).toEqual(
-      ['allowed_origins.0', 'ip_allowlist.0', 'plan', 'scopes'].sort(),
-    );
+    expect(problem.errors.map((error: { field: string }) => error.field).sort()).toEqual(['allowed_origins.0', 'ip_allowlist.0', 'scopes'].sort());
 
     const missing = await admin('POST', '/v1/admin/api_keys', { plan: 'free' });
     expect(missing.status).toBe(422);
     expect((await missing.json()).errors).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ field: 'account_id', code: 'required' }),
-        expect.objectContaining({ field: 'scopes', code: 'required' }),
-      ]),
+      expect.arrayContaining([expect.objectContaining({ field: 'account_id', code: 'required' }), expect.objectContaining({ field: 'scopes', code: 'required' })]),
     );
 
     const unknownAccount = await admin('POST', '/v1/admin/api_keys', { account_id: 'acct_nope', plan: 'free', scopes: ['admin'] });
@@ -214,10 +208,10 @@ describe('operator operations in GraphQL', () => {
     const account = await postGraphQL(server.url, adminKey, 'mutation { createAccount(input: { name: "Spooky LLC" }) { id name } }');
     const accountId = (await account.json()).data.createAccount.id;
     const created = await postGraphQL(server.url, adminKey, createKeyMutation, {
-      variables: { input: { accountId, plan: 'free', scopes: ['directory:read'] } },
+      variables: { input: { accountId, plan: 'FREE', scopes: ['directory:read'] } },
     });
     const { data } = await created.json();
-    expect(data.createApiKey).toMatchObject({ signingSecret: null, apiKey: { plan: 'free', scopes: ['directory:read'] } });
+    expect(data.createApiKey).toMatchObject({ signingSecret: null, apiKey: { plan: 'FREE', scopes: ['directory:read'] } });
 
     const revoked = await postGraphQL(server.url, adminKey, 'mutation ($id: ID!) { revokeApiKey(id: $id) { revokedAt } }', {
       variables: { id: data.createApiKey.apiKey.id },
@@ -230,7 +224,7 @@ describe('operator operations in GraphQL', () => {
 
   it('refuses non-operators with insufficient_scope', async () => {
     const { key, accountId } = await server.createKey({ scopes: ['bookings:read'] });
-    const response = await postGraphQL(server.url, key, createKeyMutation, { variables: { input: { accountId, plan: 'enterprise', scopes: ['admin'] } } });
+    const response = await postGraphQL(server.url, key, createKeyMutation, { variables: { input: { accountId, plan: 'ENTERPRISE', scopes: ['admin'] } } });
     const body = await response.json();
     expect(body.errors[0].extensions.code).toBe('insufficient_scope');
     expect(body.data?.createApiKey ?? null).toBeNull();
@@ -241,7 +235,7 @@ describe('operator operations in GraphQL', () => {
   it('answers invalid input with validation_failed and field errors', async () => {
     const accountId = await newAccount();
     const response = await postGraphQL(server.url, adminKey, createKeyMutation, {
-      variables: { input: { accountId, plan: 'free', scopes: ['root'] } },
+      variables: { input: { accountId, plan: 'FREE', scopes: ['root'] } },
     });
     const error = (await response.json()).errors[0];
     expect(error.extensions.code).toBe('validation_failed');

@@ -35,7 +35,10 @@ async function lookupsDuring(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** A client address of its own for each use: with TEST_REDIS_URL, counters outlive a run. */
-const newAddress = () => `2001:db8::${randomBytes(4).toString('hex').replace(/(....)(....)/, '$1:$2')}`;
+const newAddress = () =>
+  `2001:db8::${randomBytes(4)
+    .toString('hex')
+    .replace(/(....)(....)/, '$1:$2')}`;
 
 const unknownKey = () => `key_${randomBytes(8).toString('hex')}.sk_${randomBytes(16).toString('hex')}`;
 const unknownWidgetToken = () => `wt_${randomBytes(12).toString('hex')}`;

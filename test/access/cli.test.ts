@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.js';
 import { openTestDatabase } from '../support/database.js';
+import { apiClient } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
 import { postgresUrlOf, runCli } from './processes.js';
@@ -35,7 +36,7 @@ describe('hallowgate CLI against a running server (--server, the admin routes)',
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ seed: true });
     const operator = await server.createKey({ scopes: ['admin'] });
     env = { HALLOWGATE_URL: server.url, ADMIN_API_KEY: operator.key };
   });
@@ -51,8 +52,26 @@ describe('hallowgate CLI against a running server (--server, the admin routes)',
     const account = await cli('accounts', 'create', '--name', 'Fright Farm');
     expect(account).toMatchObject({ id: expect.stringMatching(/^acct_/), name: 'Fright Farm' });
 
-    const created = await cli('keys', 'create', '--account', account.id, '--plan', 'enterprise', '--scopes', 'directory:read,bookings:read', '--origins', 'https://fright.example', '--promo');
-    expect(created).toMatchObject({ plan: 'enterprise', scopes: ['directory:read', 'bookings:read'], allowed_origins: ['https://fright.example'], promo: true, signing_secret: expect.stringMatching(/^hs_/) });
+    const created = await cli(
+      'keys',
+      'create',
+      '--account',
+      account.id,
+      '--plan',
+      'enterprise',
+      '--scopes',
+      'directory:read,bookings:read',
+      '--origins',
+      'https://fright.example',
+      '--promo',
+    );
+    expect(created).toMatchObject({
+      plan: 'enterprise',
+      scopes: ['directory:read', 'bookings:read'],
+      allowed_origins: ['https://fright.example'],
+      promo: true,
+      signing_secret: expect.stringMatching(/^hs_/),
+    });
     expect((await postGraphQL(server.url, created.key, '{ viewer { accountId } }')).status).toBe(200);
 
     const listed = await cli('keys', 'list', '--account', account.id);
@@ -71,6 +90,49 @@ describe('hallowgate CLI against a running server (--server, the admin routes)',
     const account = await cli('accounts', 'create', '--name', 'Corn Maze Co');
     const token = await cli('widget-tokens', 'create', '--account', account.id, '--origins', 'https://maze.example', '--rate-limit', '300');
     expect(token).toMatchObject({ id: expect.stringMatching(/^wt_/), allowed_origins: ['https://maze.example'], rate_limit_per_minute: 300 });
+  });
+
+  it('creates a service with its schedule, whose slots are then offered, and changes it', async () => {
+    const attraction = await server.prisma.attraction.findFirstOrThrow({ orderBy: { id: 'asc' } });
+    const service = await cli(
+      'services',
+      'create',
+      '--attraction',
+      attraction.id,
+      '--name',
+      'Lantern walk',
+      '--duration',
+      '60',
+      '--capacity',
+      '12',
+      '--timezone',
+      'Europe/Dublin',
+      '--slot-minutes',
+      '60',
+      '--season-start',
+      '2027-10-01',
+      '--season-end',
+      '2027-10-31',
+      '--hours',
+      'fri-sat 20:00-23:00',
+    );
+    expect(service).toMatchObject({
+      id: expect.stringMatching(/^svc_/),
+      timezone: 'Europe/Dublin',
+      opening_hours: [
+        { weekday: 5, opens: '20:00', closes: '23:00' },
+        { weekday: 6, opens: '20:00', closes: '23:00' },
+      ],
+    });
+    const reader = apiClient(server.url, (await server.createKey({ scopes: ['bookings:read'] })).key);
+    // Friday 2027-10-29, Irish summer time: 20:00, 21:00 and 22:00 local are 19:00Z … 21:00Z.
+    const offered = await reader('GET', `/v1/services/${service.id}/availability?start_date=2027-10-29&end_date=2027-10-29`);
+    expect(offered.body.data.map((slot: { start_time: string }) => slot.start_time)).toEqual(['2027-10-29T19:00:00Z', '2027-10-29T20:00:00Z', '2027-10-29T21:00:00Z']);
+
+    expect(await cli('services', 'update', service.id, '--capacity', '20')).toMatchObject({ id: service.id, capacity: 20 });
+    const refused = await runCli(['services', 'update', service.id, '--hours', 'fri 25:00-01:00'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('opening_hours.0.opens');
   });
 
   it('reports refusals as the problem document on stderr with exit 1', async () => {
@@ -102,7 +164,11 @@ describe.skipIf(!postgresUrl)('hallowgate CLI straight against PostgreSQL (DATAB
     const key = JSON.parse(created.stdout);
 
     const stored = await prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } });
-    expect(stored.secretHash).toBe(createHash('sha256').update(key.key.slice(key.id.length + 1)).digest('hex'));
+    expect(stored.secretHash).toBe(
+      createHash('sha256')
+        .update(key.key.slice(key.id.length + 1))
+        .digest('hex'),
+    );
     expect(stored.ipAllowlist).toEqual(['10.0.0.0/8', '2001:db8::/32']);
 
     const listed = JSON.parse((await runCli(['keys', 'list'], env)).stdout);

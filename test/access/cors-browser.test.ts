@@ -20,6 +20,7 @@ interface PageResult {
   status?: number;
   remaining?: string | null;
   typename?: string;
+  code?: string;
   error?: string;
 }
 
@@ -52,8 +53,10 @@ async function callFrom(origin: string, credential: string): Promise<PageResult>
             headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json' },
             body: JSON.stringify({ query: '{ __typename }' }),
           });
-          const body = (await response.json()) as { data?: { __typename?: string } };
-          return { status: response.status, remaining: response.headers.get('x-ratelimit-remaining'), typename: body.data?.__typename };
+          const body = (await response.json()) as { data?: { __typename?: string }; errors?: { extensions?: { code?: string } }[] };
+          const result = { status: response.status, remaining: response.headers.get('x-ratelimit-remaining'), typename: body.data?.__typename };
+          const code = body.errors?.[0]?.extensions?.code;
+          return code === undefined ? result : { ...result, code };
         } catch (error) {
           return { error: String(error) };
         }
@@ -77,10 +80,11 @@ describe('CORS in a real browser (Chromium), from two origins', () => {
     expect(result.error).toMatch(/TypeError|Failed to fetch/);
   });
 
-  it('binds widget tokens to their origins the same way', async () => {
+  it('binds widget tokens to their origins too, and lets the embedding page read why it was refused', async () => {
     const accountId = await api.createAccount();
     const token = await createWidgetToken(api.prisma, { accountId, allowedOrigins: [allowed.origin] });
     expect((await callFrom(allowed.origin, token.id)).status).toBe(200);
-    expect((await callFrom(refused.origin, token.id)).error).toMatch(/TypeError|Failed to fetch/);
+    // A widget token is public, so its refusal hides nothing: the page can show the site owner the reason.
+    expect(await callFrom(refused.origin, token.id)).toEqual({ status: 403, remaining: null, typename: undefined, code: 'origin_not_allowed' });
   });
 });

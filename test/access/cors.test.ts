@@ -102,6 +102,17 @@ describe('widget tokens', () => {
     }
   });
 
+  it('let a page they refuse read why, naming the origins they allow', async () => {
+    const token = await widgetToken([shop]);
+    const refused = await postGraphQL(server.url, token, typename, { headers: { origin: other } });
+    expect(refused.status).toBe(403);
+    // Widget tokens are public, and so are the sites they are on: the refusal holds nothing private.
+    expect(refused.headers.get('access-control-allow-origin')).toBe(other);
+    const [error] = (await refused.json()).errors;
+    expect(error.extensions.code).toBe('origin_not_allowed');
+    expect(error.message).toBe(`Pages of ${other} are not allowed to use this widget token; it allows ${shop}.`);
+  });
+
   it('have their own per-minute limit', async () => {
     const token = await widgetToken([shop], 3);
     const response = await postGraphQL(server.url, token, typename, { headers: { origin: shop } });

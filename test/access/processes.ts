@@ -12,6 +12,8 @@ export const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('t
 export interface ProcessOptions {
   /** The working directory, where the embedded database (./.data) lives; the project root unless given. */
   cwd?: string;
+  /** Run the built server (build/bundle/main.js, what `npm start` runs) with plain node instead of the sources through tsx. */
+  built?: boolean;
 }
 
 export interface Finished {
@@ -34,6 +36,8 @@ export function runCli(args: string[], env: Record<string, string>, options: Pro
 
 export interface ServerProcess {
   url: string;
+  /** What it wrote to stdout and stderr up to its "listening on" line. */
+  startupOutput: string;
   process: ChildProcess;
   stop(): Promise<void>;
 }
@@ -50,11 +54,12 @@ export class ServerExitedEarly extends Error {
 }
 
 /**
- * Starts `tsx src/main.ts` (what `npm start` runs) on a free port and waits for its "listening on"
- * line; rejects with ServerExitedEarly if it ends before.
+ * Starts `tsx src/main.ts` (what `npm run dev` runs), or build/bundle/main.js with `built`, on a free port and
+ * waits for its "listening on" line; rejects with ServerExitedEarly if it ends before.
  */
 export function startServerProcess(env: Record<string, string>, options: ProcessOptions = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', tsxLoader, join(projectRoot, 'src/main.ts')], {
+  const entry = options.built ? [join(projectRoot, 'build/bundle/main.js')] : ['--import', tsxLoader, join(projectRoot, 'src/main.ts')];
+  const child = spawn(process.execPath, entry, {
     cwd: options.cwd ?? projectRoot,
     env: { PATH: process.env['PATH'] ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SECRETS_KEY: testSecretsKey, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -72,6 +77,7 @@ export function startServerProcess(env: Record<string, string>, options: Process
       started = true;
       resolve({
         url: match[1]!,
+        startupOutput: output,
         process: child,
         stop: () =>
           new Promise((done) => {

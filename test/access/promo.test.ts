@@ -4,7 +4,7 @@ import { promoLastSecond } from '../../src/access/rate-limit.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { burst, postGraphQL } from './requests.js';
 
-// The contract's instant, written independently of the code: 23:59:59 on 31 July 2027 in Chicago (CDT, UTC-5).
+// The promotion's last second, written independently of the code: 23:59:59 on 31 July 2027 in Chicago (CDT, UTC-5).
 const lastPromoSecond = new TZDate(2027, 6, 31, 23, 59, 59, 'America/Chicago');
 
 let now = new Date(lastPromoSecond.getTime());

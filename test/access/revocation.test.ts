@@ -10,11 +10,12 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
 import { postgresUrlOf, runCli } from './processes.js';
 import { bearer } from './requests.js';
+import { openService } from '../support/bookable.js';
 
 const redisUrl = await requireService('redis');
 const postgresUrl = await requireService('postgres');
 
-/** The contract's bound on how long a revoked, rotated or expired credential keeps its connections. */
+/** How long a revoked, rotated or expired credential may keep its connections (the README promises 5 s). */
 const revocationBoundMs = 5_000;
 const eventsQuery = 'subscription { bookingEvents { id } }';
 
@@ -36,7 +37,10 @@ async function openSocket(baseUrl: string, credential: string, origin?: string) 
     closedAt: 0,
     /** Subscribes; returns the function that completes the subscription. */
     subscribe(query = eventsQuery, variables: Record<string, unknown> = {}) {
-      return socket.client.subscribe({ query, variables }, { next: (payload) => void socket.payloads.push(payload as Payload), error: (failure) => void socket.failures.push(failure), complete: () => undefined });
+      return socket.client.subscribe(
+        { query, variables },
+        { next: (payload) => void socket.payloads.push(payload as Payload), error: (failure) => void socket.failures.push(failure), complete: () => undefined },
+      );
     },
   };
   const connected = new Promise<void>((resolve, reject) => {
@@ -104,7 +108,7 @@ describe('a credential that stops being valid loses its open connections', () =>
   beforeAll(async () => {
     server = await startTestServer({ seed: true });
     adminKey = (await server.createKey({ scopes: ['admin'], plan: 'enterprise' })).key;
-    serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+    serviceId = await openService(server.prisma);
   });
   afterAll(() => server?.close());
 

@@ -15,6 +15,7 @@ import { testSecretsKey } from '../support/secrets.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
 import { startServerProcess } from './processes.js';
+import { openService } from '../support/bookable.js';
 
 const postgresUrl = await requireService('postgres');
 const customer = { name: 'Secret Keeper', email: 'secrets@example.com' };
@@ -44,7 +45,11 @@ describe('secrets at rest', () => {
     const call = (method: string, path: string, body?: unknown) =>
       fetch(`${server.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...signRequest({ signingSecret: signingSecret!, method, url: path, body: body === undefined ? '' : JSON.stringify(body) }) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          ...signRequest({ signingSecret: signingSecret!, method, url: path, body: body === undefined ? '' : JSON.stringify(body) }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       }).then(async (response) => ({ status: response.status, body: await response.json() }));
     const receiver = await startReceiver();
@@ -53,7 +58,9 @@ describe('secrets at rest', () => {
     const rotated = await call('POST', `/v1/webhook_endpoints/${created.body.id}/rotate_secret`);
     expect(rotated.body.secret).toMatch(/^whsec_/);
 
-    const [endpointRow] = await server.prisma.$queryRaw<{ secret: string; previous_secret: string }[]>`SELECT secret, previous_secret FROM webhook_endpoints WHERE id = ${created.body.id}`;
+    const [endpointRow] = await server.prisma.$queryRaw<
+      { secret: string; previous_secret: string }[]
+    >`SELECT secret, previous_secret FROM webhook_endpoints WHERE id = ${created.body.id}`;
     const [keyRow] = await server.prisma.$queryRaw<{ signing_secret: string }[]>`SELECT signing_secret FROM api_keys WHERE id = ${keyId}`;
     for (const [stored, shown] of [
       [endpointRow!.secret, rotated.body.secret],
@@ -65,7 +72,7 @@ describe('secrets at rest', () => {
       expect(stored).not.toContain(shown.replace(/^(whsec|hs)_/, ''));
     }
 
-    const service = await server.prisma.service.findFirstOrThrow();
+    const service = { id: await openService(server.prisma) };
     expect((await call('POST', '/v1/bookings', { service_id: service.id, start_time: futureSlot(80), customer })).status).toBe(201);
     const [webhook] = await receiver.waitFor(1);
     for (const secret of [created.body.secret, rotated.body.secret]) {
@@ -114,7 +121,9 @@ describe.skipIf(!postgresUrl)('rows written in plain text before encryption (Pos
       INSERT INTO webhook_endpoints (id, account_id, url, events, secret, previous_secret, previous_secret_expires_at, updated_at)
       VALUES (${endpointId}, ${account.id}, ${receiver.url}, ARRAY['booking.created'], ${webhookSecret}, 'whsec_b2xkb2xkb2xkb2xkb2xkb2xkb2xk', ${new Date(Date.now() + 3_600_000)}, now())`;
     const readStored = async () => {
-      const [endpoint] = await database.prisma.$queryRaw<{ secret: string; previous_secret: string }[]>`SELECT secret, previous_secret FROM webhook_endpoints WHERE id = ${endpointId}`;
+      const [endpoint] = await database.prisma.$queryRaw<
+        { secret: string; previous_secret: string }[]
+      >`SELECT secret, previous_secret FROM webhook_endpoints WHERE id = ${endpointId}`;
       const [apiKey] = await database.prisma.$queryRaw<{ signing_secret: string }[]>`SELECT signing_secret FROM api_keys WHERE id = ${record.id}`;
       return [endpoint!.secret, endpoint!.previous_secret, apiKey!.signing_secret];
     };
@@ -131,7 +140,7 @@ describe.skipIf(!postgresUrl)('rows written in plain text before encryption (Pos
       await expect(prepareDatabase(otherKey, () => undefined)).rejects.toThrow(/SECRETS_KEY does not decrypt the secrets stored/);
 
       const url = await app.listen(0, '127.0.0.1');
-      const service = await database.prisma.service.findFirstOrThrow();
+      const service = { id: await openService(database.prisma) };
       expect((await apiClient(url, key)('POST', '/v1/bookings', { service_id: service.id, start_time: futureSlot(81), customer })).status).toBe(201);
       const [webhook] = await receiver.waitFor(1);
       expect(() => new Webhook(webhookSecret).verify(webhook!.body, webhook!.headers as Record<string, string>)).not.toThrow();

@@ -34,7 +34,7 @@ function enterpriseKey(requireSignature = false) {
 }
 
 describe('HMAC request signing', () => {
-  it('signs exactly as the contract says: HMAC-SHA256 over "<timestamp>.<METHOD>.<path?query>.<hex sha256(body)>"', () => {
+  it('signs exactly as the README says: HMAC-SHA256 over "<timestamp>.<METHOD>.<path?query>.<hex sha256(body)>"', () => {
     const bodyDigest = createHash('sha256').update(body).digest('hex');
     const expected = createHmac('sha256', 'hs_secret').update(`1700000000.POST./graphql?x=1.${bodyDigest}`).digest('hex');
     const headers = signRequest({ signingSecret: 'hs_secret', method: 'post', url: 'http://host:4000/graphql?x=1', body, timestamp: 1700000000 });

@@ -1,10 +1,9 @@
-import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApp } from '../../src/app.js';
 import { apiClient, futureSlot } from '../support/http.js';
 import { startReceiver, type ReceivedWebhook } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { openService } from '../support/bookable.js';
 
 let server: TestServer;
 /** The server's clock; the test moves it to the next minute. */
@@ -41,7 +40,7 @@ describe('api_key.usage_alert webhooks', () => {
     const alertsEndpoint = await endpoint(alertsOnly.url, ['api_key.usage_alert']);
     const allEndpoint = await endpoint(everything.url, []);
     await endpoint(bookingsOnly.url, ['booking.created']);
-    const serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+    const serviceId = await openService(server.prisma);
     const book = (days: number) => call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(days), customer: { name: 'Alert', email: 'alert@example.com' } });
 
     const before = await book(30);
@@ -49,7 +48,7 @@ describe('api_key.usage_alert webhooks', () => {
     const rule = await fetch(`${server.url}/graphql`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'mutation { createAlertRule(input: { metric: rate_limit_share, threshold: 0.05 }) { id } }' }),
+      body: JSON.stringify({ query: 'mutation { createAlertRule(input: { metric: RATE_LIMIT_SHARE, threshold: 0.05 }) { id } }' }),
     }).then((response) => response.json());
     const ruleId = rule.data.createAlertRule.id as string;
     for (let index = 0; index < 20; index++) await call('GET', '/api/v1/categories');
@@ -91,17 +90,18 @@ describe('api_key.usage_alert webhooks', () => {
   it('fire once per window when two instances sharing a database both see the threshold crossed', async () => {
     now = new Date('2026-10-31T19:00:10Z');
     const first = await startTestServer({ clock: () => now, config: { ANALYTICS_FLUSH_MS: 50, WEBHOOK_POLL_MS: 50 } });
-    const second = createApp({ config: first.app.services.config, database: first.database, secrets: first.app.services.secrets, clock: () => now, logger: pino({ level: 'silent' }) });
+    const second = first.sibling(() => now);
     const receiver = await startReceiver();
     try {
       const secondUrl = await second.listen(0, '127.0.0.1');
       const { key, keyId } = await first.createKey({ plan: 'free' });
-      const hook = (await apiClient(first.url, key)('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['api_key.usage_alert'] })).body as { id: string; secret: string };
+      const hook = (await apiClient(first.url, key)('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['api_key.usage_alert'] })).body as {
+        id: string;
+        secret: string;
+      };
       await first.prisma.alertRule.create({ data: { id: 'alr_twoinstances', apiKeyId: keyId, metric: 'rate_limit_share', threshold: 0.05 } });
       // Five requests each: every flush of either instance finds the 5 % share reached and tries to store the alert.
-      await Promise.all(
-        [first.url, secondUrl].flatMap((url) => Array.from({ length: 5 }, () => apiClient(url, key)('GET', '/api/v1/categories'))),
-      );
+      await Promise.all([first.url, secondUrl].flatMap((url) => Array.from({ length: 5 }, () => apiClient(url, key)('GET', '/api/v1/categories'))));
       await receiver.waitFor(1);
       // Closing flushes and evaluates what each instance still holds, so every attempt has been made.
       await second.close();
@@ -110,7 +110,10 @@ describe('api_key.usage_alert webhooks', () => {
       expect(await first.prisma.usageAlert.count({ where: { apiKeyId: keyId } })).toBe(1);
       expect(await first.prisma.webhookDelivery.count({ where: { endpointId: hook.id } })).toBe(1);
       expect(receiver.received).toHaveLength(1);
-      expect(verified(hook.secret, receiver.received[0]!)).toMatchObject({ event: 'api_key.usage_alert', data: { rule_id: 'alr_twoinstances', window_start: '2026-10-31T19:00:00Z' } });
+      expect(verified(hook.secret, receiver.received[0]!)).toMatchObject({
+        event: 'api_key.usage_alert',
+        data: { rule_id: 'alr_twoinstances', window_start: '2026-10-31T19:00:00Z' },
+      });
     } finally {
       await receiver.close();
       await first.database.close();

@@ -84,10 +84,10 @@ describe('rate_limit_share alerts', () => {
     const subscription = subscribeToAlerts(key);
     try {
       await subscription.subscribed;
-      const ruleId = await addRule(key, { metric: 'rate_limit_share', threshold: 0.05 });
+      const ruleId = await addRule(key, { metric: 'RATE_LIMIT_SHARE', threshold: 0.05 });
       await requests(key, '/api/v1/categories', 10);
       const [first] = await subscription.nextCount(1);
-      expect(first).toMatchObject({ ruleId, metric: 'rate_limit_share', windowStart: '2026-10-31T18:30:00Z' });
+      expect(first).toMatchObject({ ruleId, metric: 'RATE_LIMIT_SHARE', windowStart: '2026-10-31T18:30:00Z' });
       expect(first!.value).toBeGreaterThanOrEqual(0.05);
 
       // More in the same minute: no second alert for it. The next minute has its own window.
@@ -96,10 +96,7 @@ describe('rate_limit_share alerts', () => {
       await requests(key, '/api/v1/categories', 10);
       const received = await subscription.nextCount(2);
       expect(received.map((alert) => alert.windowStart)).toEqual(['2026-10-31T18:30:00Z', '2026-10-31T18:31:00Z']);
-      expect((await alertsOf(keyId, 2)).map((alert) => alert.windowStart.toISOString())).toEqual([
-        '2026-10-31T18:30:00.000Z',
-        '2026-10-31T18:31:00.000Z',
-      ]);
+      expect((await alertsOf(keyId, 2)).map((alert) => alert.windowStart.toISOString())).toEqual(['2026-10-31T18:30:00.000Z', '2026-10-31T18:31:00.000Z']);
     } finally {
       await subscription.dispose();
     }
@@ -110,15 +107,15 @@ describe('rate_limit_share alerts', () => {
     const other = subscribeToAlerts(otherKey);
     await other.subscribed;
     const { key, keyId } = await server.createKey({ plan: 'free' });
-    await addRule(key, { metric: 'rate_limit_share', threshold: 0.01 });
+    await addRule(key, { metric: 'RATE_LIMIT_SHARE', threshold: 0.01 });
     await requests(key, '/api/v1/categories', 2);
     await alertsOf(keyId, 1);
     // A later alert of the other account's own key arrives, and it is the first the socket got.
-    await addRule(otherKey, { metric: 'daily_requests', threshold: 1 });
+    await addRule(otherKey, { metric: 'DAILY_REQUESTS', threshold: 1 });
     await requests(otherKey, '/api/v1/categories', 1);
     const received = await other.nextCount(1);
     expect(received).toHaveLength(1);
-    expect(received[0]!.metric).toBe('daily_requests');
+    expect(received[0]!.metric).toBe('DAILY_REQUESTS');
     expect((await alertsOf(otherKeyId, 1))[0]!.metric).toBe('daily_requests');
     await other.dispose();
   });
@@ -127,8 +124,8 @@ describe('rate_limit_share alerts', () => {
 describe('daily_requests and error_rate alerts', () => {
   it('fire on a day’s request count and on a window’s error share, and are listed on Viewer', async () => {
     const { key, keyId } = await server.createKey();
-    const dailyRule = await addRule(key, { metric: 'daily_requests', threshold: 25 });
-    const errorRule = await addRule(key, { metric: 'error_rate', threshold: 0.5, windowMinutes: 15 });
+    const dailyRule = await addRule(key, { metric: 'DAILY_REQUESTS', threshold: 25 });
+    const errorRule = await addRule(key, { metric: 'ERROR_RATE', threshold: 0.5, windowMinutes: 15 });
     // With the two rule creations: 16 successes, then 12 answers of 404 — over 25 requests today, and
     // never more than 12 of 28 (43 %) errors. Only the next ten 404s (22 of 38) pass 50 %.
     await requests(key, '/api/v1/categories', 14);
@@ -154,12 +151,12 @@ describe('daily_requests and error_rate alerts', () => {
 describe('alert rules', () => {
   it('are validated, and deleted only by their own key', async () => {
     const { key } = await server.createKey();
-    const tooHigh = await graphql(key, createRule, { input: { metric: 'error_rate', threshold: 2 } });
+    const tooHigh = await graphql(key, createRule, { input: { metric: 'ERROR_RATE', threshold: 2 } });
     expect(tooHigh.errors[0].extensions.code).toBe('validation_failed');
-    const windowed = await graphql(key, createRule, { input: { metric: 'daily_requests', threshold: 100, windowMinutes: 5 } });
+    const windowed = await graphql(key, createRule, { input: { metric: 'DAILY_REQUESTS', threshold: 100, windowMinutes: 5 } });
     expect(windowed.errors[0].extensions.code).toBe('validation_failed');
 
-    const ruleId = await addRule(key, { metric: 'daily_requests', threshold: 100 });
+    const ruleId = await addRule(key, { metric: 'DAILY_REQUESTS', threshold: 100 });
     const deleteRule = `mutation ($id: ID!) { deleteAlertRule(id: $id) { id } }`;
     const { key: stranger } = await server.createKey();
     expect((await graphql(stranger, deleteRule, { id: ruleId })).errors[0].extensions.code).toBe('not_found');
@@ -167,6 +164,6 @@ describe('alert rules', () => {
     expect((await graphql(key, '{ viewer { alertRules { id } } }')).data.viewer.alertRules).toEqual([]);
 
     const { key: noScope } = await server.createKey({ scopes: ['directory:read'] });
-    expect((await graphql(noScope, createRule, { input: { metric: 'daily_requests', threshold: 1 } })).errors[0].extensions.code).toBe('insufficient_scope');
+    expect((await graphql(noScope, createRule, { input: { metric: 'DAILY_REQUESTS', threshold: 1 } })).errors[0].extensions.code).toBe('insufficient_scope');
   });
 });

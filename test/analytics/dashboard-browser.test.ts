@@ -6,6 +6,7 @@ import { launchChromium } from '../support/browser.js';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
 import { subscriptionsActive } from '../support/metrics.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { openService } from '../support/bookable.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -26,10 +27,10 @@ beforeAll(async () => {
   });
   ({ key, keyId } = await server.createKey({ plan: 'free' }));
   call = apiClient(server.url, key);
-  serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+  serviceId = await openService(server.prisma);
 
   // Usage to chart: successes and errors on two routes, and an alert that fires on them.
-  const rule = await call('POST', '/graphql', { query: 'mutation { createAlertRule(input: { metric: daily_requests, threshold: 5 }) { id } }' });
+  const rule = await call('POST', '/graphql', { query: 'mutation { createAlertRule(input: { metric: DAILY_REQUESTS, threshold: 5 }) { id } }' });
   expect(rule.body.errors).toBeUndefined();
   for (let index = 0; index < 8; index++) await call('GET', '/api/v1/categories');
   for (let index = 0; index < 4; index++) await call('GET', '/v1/bookings/bk_missing');

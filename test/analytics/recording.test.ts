@@ -1,8 +1,6 @@
 import { createClient } from 'graphql-ws';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pino } from 'pino';
-import { createApp } from '../../src/app.js';
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
 import { apiClient } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -110,7 +108,7 @@ describe('usage recording on shutdown', () => {
 
   it('adds the buckets of two instances sharing one database into the same rows', async () => {
     const first = await startTestServer({ clock: () => now, config: { ANALYTICS_FLUSH_MS: 600_000 } });
-    const second = createApp({ config: first.app.services.config, database: first.database, secrets: first.app.services.secrets, clock: () => now, logger: pino({ level: 'silent' }) });
+    const second = first.sibling(() => now);
     try {
       const secondUrl = await second.listen(0, '127.0.0.1');
       const { key, keyId } = await first.createKey();

@@ -1,17 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { futureSlot, type ApiCall } from '../support/http.js';
+import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
 import type { TestServer } from '../support/server.js';
 import { createService, customer, startBookingServer } from './fixtures.js';
+import { openService } from '../support/bookable.js';
 
 let server: TestServer;
 let call: ApiCall;
 let other: ApiCall;
 let readOnly: ApiCall;
+let accountId: string;
 let serviceId: string;
 
 beforeAll(async () => {
-  ({ server, call, other, readOnly } = await startBookingServer());
-  serviceId = (await server.prisma.service.findFirstOrThrow({ orderBy: { id: 'asc' } })).id;
+  ({ server, call, other, readOnly, accountId } = await startBookingServer());
+  serviceId = await openService(server.prisma);
 });
 afterAll(() => server?.close());
 
@@ -20,7 +22,7 @@ describe('POST /v1/bookings', () => {
     const startTime = futureSlot(10);
     const created = await call('POST', '/v1/bookings', { service_id: serviceId, start_time: startTime, customer });
     expect(created.status).toBe(201);
-    expect(created.headers.get('location')).toBe(`/v1/bookings/${created.body.id}`);
+    expect(created.headers.get('location')).toBe(`${server.url}/v1/bookings/${created.body.id}`);
     expect(created.body).toMatchObject({ status: 'confirmed', service_id: serviceId, start_time: startTime, customer, cancelled_at: null });
     expect(created.body.id).toMatch(/^bk_/);
     expect(created.body.created_at).toMatch(/Z$/);
@@ -58,6 +60,17 @@ describe('POST /v1/bookings', () => {
     const huge = await call('POST', '/v1/bookings', { service_id: serviceId, customer: { name: 'x'.repeat(2_000_000), email: 'a@b.co' } });
     expect(huge.status).toBe(413);
     expect(huge.body.code).toBe('payload_too_large');
+  });
+
+  it('answers a key with bookings:write but not bookings:read the booking it wrote, and nothing else', async () => {
+    const writeOnly = apiClient(server.url, (await server.createKey({ accountId, scopes: ['bookings:write'] })).key);
+    const created = await writeOnly('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(6), customer });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: 'confirmed', customer });
+    const changed = await writeOnly('PATCH', `/v1/bookings/${created.body.id}`, { customer: { name: 'Renamed' } });
+    expect(changed.status).toBe(200);
+    expect((await writeOnly('DELETE', `/v1/bookings/${created.body.id}`)).body.status).toBe('cancelled');
+    expect((await writeOnly('GET', `/v1/bookings/${created.body.id}`)).status).toBe(403);
   });
 
   it('refuses a key without bookings:write with 403 insufficient_scope', async () => {
@@ -115,9 +128,7 @@ describe('Idempotency-Key', () => {
 
   it('makes one booking from concurrent retries with one key', async () => {
     const body = { service_id: serviceId, start_time: futureSlot(13), customer };
-    const responses = await Promise.all(
-      Array.from({ length: 8 }, () => call('POST', '/v1/bookings', body, { 'idempotency-key': 'retry-storm' })),
-    );
+    const responses = await Promise.all(Array.from({ length: 8 }, () => call('POST', '/v1/bookings', body, { 'idempotency-key': 'retry-storm' })));
     const ids = new Set(responses.filter((response) => response.status === 201).map((response) => response.body.id));
     expect(ids.size).toBe(1);
     for (const response of responses) expect([201, 409]).toContain(response.status);

@@ -1,28 +1,28 @@
-import { newId } from '../../src/shared/ids.js';
+import { openService } from '../support/bookable.js';
 import { apiClient, type ApiCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 export const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
 
-/** A service of its own, so a test controls its capacity and no other test books its slots. */
-export async function createService(server: TestServer, capacity: number): Promise<string> {
-  const attraction = await server.prisma.attraction.findFirstOrThrow({ orderBy: { id: 'asc' } });
-  const service = await server.prisma.service.create({
-    data: { id: newId('service'), name: `Capacity ${capacity}`, attractionId: attraction.id, durationMinutes: 30, capacity },
-  });
-  return service.id;
+/**
+ * A service of its own, so a test controls its capacity and no other test books its slots. Every
+ * 5-minute mark is one of its slots (everyFiveMinutes), so `futureSlot(days, hour)` can be booked.
+ */
+export function createService(server: TestServer, capacity: number): Promise<string> {
+  return openService(server.prisma, { capacity });
 }
 
 /** Sends a GraphQL request as the key behind `call` and returns the response body. */
 export async function graphql(call: ApiCall, query: string, variables: Record<string, unknown> = {}) {
   const response = await call('POST', '/graphql', { query, variables });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers of any shape by path
   return response.body as { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions: { code: string; errors?: Array<{ field: string }> } }> };
 }
 
-/** Booked places per slot of a service, as the database holds them. */
+/** Places taken per slot of a service, as the database holds them. */
 export async function confirmedCounts(server: TestServer, serviceId: string): Promise<Record<string, number>> {
   const slots = await server.prisma.bookingSlot.findMany({ where: { serviceId } });
-  return Object.fromEntries(slots.map((slot) => [slot.startTime.toISOString().replace('.000Z', 'Z'), slot.confirmedCount]));
+  return Object.fromEntries(slots.map((slot) => [slot.startTime.toISOString().replace('.000Z', 'Z'), slot.placesTaken]));
 }
 
 export interface BookingTestServer {

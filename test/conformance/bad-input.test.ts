@@ -151,7 +151,7 @@ describe('GraphQL params', () => {
 });
 
 describe('a request body the client breaks off', () => {
-  it('is the client\'s mistake (400), not a database outage', async () => {
+  it("is the client's mistake (400), not a database outage", async () => {
     const aborted = Object.assign(
       new Readable({
         read() {
@@ -168,7 +168,20 @@ describe('a request body the client breaks off', () => {
 
 describe('node ids', () => {
   it('node(id:) answers null without an error for any id naming nothing', async () => {
-    const ids = ['ev_missing', 'svc_missing', 'at_missing', 'cat_missing', 'img_missing', 'key_missing', 'bk_missing', 'zz_missing', 'garbage', '', 'ev_\u0000', `ev_${'x'.repeat(500)}`];
+    const ids = [
+      'ev_missing',
+      'svc_missing',
+      'at_missing',
+      'cat_missing',
+      'img_missing',
+      'key_missing',
+      'bk_missing',
+      'zz_missing',
+      'garbage',
+      '',
+      'ev_\u0000',
+      `ev_${'x'.repeat(500)}`,
+    ];
     for (const id of ids) {
       const { body } = await graphql('query ($id: ID!) { node(id: $id) { id } }', { id });
       expect({ id, body }).toEqual({ id, body: { data: { node: null } } });
@@ -238,7 +251,15 @@ describe('logging', () => {
     }
 
     const errorLines = () => lines.filter((line) => line.level >= 50);
-    await expect.poll(() => errorLines().map((line) => line.request_id).sort(), { timeout: 5_000 }).toEqual(['graphql-500', 'rest-500']);
+    await expect
+      .poll(
+        () =>
+          errorLines()
+            .map((line) => line.request_id)
+            .sort(),
+        { timeout: 5_000 },
+      )
+      .toEqual(['graphql-500', 'rest-500']);
     expect(lines.filter((line) => line.request_id && Object.hasOwn(clientMistakes, line.request_id) && line.level >= 40)).toEqual([]);
   });
 

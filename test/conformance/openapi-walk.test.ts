@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { openService } from '../support/bookable.js';
 
 /**
  * Walks both served OpenAPI documents: every documented operation is called as a client would call
@@ -42,6 +43,10 @@ let admin: ApiCall;
 let accountId: string;
 let keyId: string;
 let serviceId: string;
+// strict: false lets the whole OpenAPI document be added as one schema (its openapi, info and paths
+// are no JSON Schema keywords); it changes no validation. additionalProperties is enforced as
+// written, and the closure check below proves every answer's schema refuses an unknown key.
+// Formats are not checked; DateTime and Date carry the server's own patterns.
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
 
 beforeAll(async () => {
@@ -50,7 +55,7 @@ beforeAll(async () => {
   ({ accountId, keyId } = caller);
   call = apiClient(server.url, caller.key);
   admin = apiClient(server.url, (await server.createKey({ scopes: ['admin'] })).key);
-  serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+  serviceId = await openService(server.prisma);
 });
 afterAll(async () => {
   await receiver?.close();
@@ -62,6 +67,17 @@ const newBooking = async (days: number) =>
 const newEndpoint = async () => (await call('POST', '/v1/webhook_endpoints', { url: receiver.url })).body.id as string;
 const newWidgetToken = async () => (await admin('POST', '/v1/admin/widget_tokens', { account_id: accountId, allowed_origins: ['https://example.com'] })).body.id as string;
 const newKey = async () => (await server.createKey({ accountId })).keyId;
+const newServiceInput = async () => ({
+  attraction_id: (await server.prisma.attraction.findFirstOrThrow()).id,
+  name: 'Walked tour',
+  duration_minutes: 45,
+  capacity: 8,
+  timezone: 'Europe/Dublin',
+  slot_minutes: 30,
+  season_start: '2027-09-01',
+  season_end: '2027-11-02',
+  opening_hours: [{ weekday: 5, opens: '18:00', closes: '23:00' }],
+});
 const usageRange = { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() };
 
 /** A request sent once `setup` has made what it lists, so the list's items are validated too. */
@@ -89,12 +105,23 @@ const scenarios: Record<string, { admin?: boolean; request: () => Promise<Reques
   getBookingServiceOpenApi: { request: async () => ({}) },
   getDirectoryOpenApi: { request: async () => ({}) },
   createBooking: { request: async () => ({ body: { service_id: serviceId, start_time: futureSlot(80), customer: { name: 'Ada', email: 'ada@example.com' } } }) },
-  listBookings: { request: after(() => newBooking(84), () => ({ query: { start_date: futureSlot(0).slice(0, 10), end_date: futureSlot(120).slice(0, 10), limit: '5' } })) },
+  listBookings: {
+    request: after(
+      () => newBooking(84),
+      () => ({ query: { start_date: futureSlot(0).slice(0, 10), end_date: futureSlot(120).slice(0, 10), limit: '5' } }),
+    ),
+  },
   getBooking: { request: async () => ({ params: { id: await newBooking(81) } }) },
   updateBooking: { request: async () => ({ params: { id: await newBooking(82) }, body: { customer: { name: 'Ada L.', email: 'ada@example.com' } } }) },
   cancelBooking: { request: async () => ({ params: { id: await newBooking(83) } }) },
   listServices: { request: async () => ({ query: { limit: '3' } }) },
   getService: { request: async () => ({ params: { id: serviceId } }) },
+  getServiceAvailability: {
+    request: after(
+      () => newBooking(1),
+      () => ({ params: { id: serviceId }, query: { start_date: futureSlot(1).slice(0, 10), end_date: futureSlot(2).slice(0, 10) } }),
+    ),
+  },
   listBookingEvents: { request: async () => ({ query: { limit: '5' } }) },
   createWebhookEndpoint: { request: async () => ({ body: { url: receiver.url, events: ['booking.created'], description: 'walk' } }) },
   listWebhookEndpoints: { request: after(newEndpoint, () => ({})) },
@@ -111,6 +138,11 @@ const scenarios: Record<string, { admin?: boolean; request: () => Promise<Reques
   revokeApiKey: { admin: true, request: async () => ({ params: { id: await newKey() } }) },
   rotateApiKey: { admin: true, request: async () => ({ params: { id: await newKey() } }) },
   createWidgetToken: { admin: true, request: async () => ({ body: { account_id: accountId, allowed_origins: ['https://example.com'] } }) },
+  createService: { admin: true, request: async () => ({ body: await newServiceInput() }) },
+  updateService: {
+    admin: true,
+    request: async () => ({ params: { id: (await admin('POST', '/v1/admin/services', await newServiceInput())).body.id }, body: { capacity: 12, slot_minutes: 15 } }),
+  },
   listWidgetTokens: { admin: true, request: after(newWidgetToken, () => ({ query: { account_id: accountId } })) },
   revokeWidgetToken: { admin: true, request: async () => ({ params: { id: await newWidgetToken() } }) },
   getUsage: { request: async () => ({ query: usageRange }) },
@@ -143,8 +175,20 @@ function documentedResponse(document: OpenApiDocument, path: string, method: str
   const given = document.paths[path]![method.toLowerCase()]!.responses[String(status)];
   if (!given?.$ref) return given && { response: given, pointer: pointerOf('paths', path, method.toLowerCase(), 'responses', String(status)) };
   const pointer = given.$ref.slice(1);
-  const response = pointer.split('/').slice(1).reduce<any>((node, segment) => node?.[segment.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+  const response = pointer
+    .split('/')
+    .slice(1)
+    .reduce<unknown>((node, segment) => (node as Record<string, unknown> | undefined)?.[segment.replace(/~1/g, '/').replace(/~0/g, '~')], document);
   return { response: response as OpenApiResponse, pointer };
+}
+
+/** Copies of an answer with a key no document names: at the top, and in the first listed record. */
+function withUnknownKeys(body: unknown): unknown[] {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return [];
+  const variants: unknown[] = [{ ...body, unexpected_key: true }];
+  const [first, ...rest] = Array.isArray((body as { data?: unknown }).data) ? ((body as { data: unknown[] }).data as unknown[]) : [];
+  if (first && typeof first === 'object') variants.push({ ...body, data: [{ ...first, unexpected_key: true }, ...rest] });
+  return variants;
 }
 
 /** Validates `body` against the schema documented for one answer, compiled once per (document, pointer). */
@@ -190,6 +234,11 @@ describe.each(documents)('the operations documented in %s', (documentPath) => {
       if (!response.headers.get('content-type')?.startsWith(mediaType)) failures.push(`${label}: content-type ${response.headers.get('content-type')}, documented ${mediaType}`);
       const mismatch = matchesSchema(documentPath, documented.pointer, mediaType, response.body);
       if (mismatch) failures.push(`${label}: body does not match the schema: ${mismatch}`);
+      // Every documented answer is closed, but the documents themselves, which are free-form JSON.
+      if (operation.security?.length === 0) continue;
+      for (const widened of withUnknownKeys(response.body)) {
+        if (!matchesSchema(documentPath, documented.pointer, mediaType, widened)) failures.push(`${label}: the schema accepts a key it does not name`);
+      }
     }
     expect(failures).toEqual([]);
   });

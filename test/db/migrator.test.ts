@@ -5,13 +5,17 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/connection.js';
-import { applyMigrations, createMigration, defaultMigrationsDir, pendingSchemaChanges } from '../../src/db/migrator.js';
+import { defaultMigrationsDir, unappliedMigrations } from '../../src/db/migrations-folder.js';
+import { applyMigrations, createMigration, pendingSchemaChanges } from '../../src/db/migrator.js';
 import { randomToken } from '../../src/shared/ids.js';
 import { requireService } from '../support/services.js';
 import { withDatabase } from '../support/snapshots.js';
 
 const postgresUrl = await requireService('postgres');
-const shipped = (await readdir(defaultMigrationsDir, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+const shipped = (await readdir(defaultMigrationsDir, { withFileTypes: true }))
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
@@ -61,7 +65,9 @@ interface MigrationRow {
 }
 
 const recorded = (database: Database) =>
-  database.prisma.$queryRawUnsafe<MigrationRow[]>('SELECT migration_name, checksum, finished_at, rolled_back_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name');
+  database.prisma.$queryRawUnsafe<MigrationRow[]>(
+    'SELECT migration_name, checksum, finished_at, rolled_back_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name',
+  );
 
 const tableExists = async (database: Database, table: string) =>
   (await database.prisma.$queryRawUnsafe<{ name: string | null }[]>(`SELECT to_regclass('public.${table}')::text AS name`))[0]!.name !== null;
@@ -85,12 +91,25 @@ describe.each(targets)('applyMigrations on %s', (_name, emptyDatabase) => {
     expect(await applyMigrations(database)).toEqual([]);
   });
 
+  it('tells what is unapplied without the schema engine: everything on an empty database, nothing once applied, a migration added or edited since', async () => {
+    const database = await emptyDatabase();
+    expect(await unappliedMigrations(database)).toEqual(shipped);
+    await applyMigrations(database);
+    expect(await unappliedMigrations(database)).toEqual([]);
+    const migrations = await migrationsWith({ '29990101000000_later': 'CREATE TABLE "later" ("id" TEXT PRIMARY KEY);' });
+    expect(await unappliedMigrations(database, migrations)).toEqual(['29990101000000_later']);
+    // A shipped migration whose file no longer matches the checksum it was applied with.
+    const first = shipped[0]!;
+    await writeFile(join(migrations, first, 'migration.sql'), `${await readFile(join(migrations, first, 'migration.sql'), 'utf8')}\n-- edited\n`);
+    expect(await unappliedMigrations(database, migrations)).toEqual([first, '29990101000000_later']);
+  });
+
   it('runs a script whole: semicolons in function bodies, string literals and comments are not statement ends', async () => {
     const database = await emptyDatabase();
     const migrations = await migrationsWith({
       '29990101000000_semicolons': [
         '-- A comment; with a semicolon',
-        "CREATE TABLE \"notes\" (\"body\" TEXT NOT NULL DEFAULT 'a; b');",
+        'CREATE TABLE "notes" ("body" TEXT NOT NULL DEFAULT \'a; b\');',
         'CREATE FUNCTION "note_count"() RETURNS bigint LANGUAGE plpgsql AS $$',
         'DECLARE total bigint;',
         'BEGIN SELECT count(*) INTO total FROM "notes"; RETURN total; END',
@@ -120,7 +139,8 @@ describe('migrations and the schema', () => {
     expect(await pendingSchemaChanges()).toBe('');
   });
 
-  it('writes the missing migration in Prisma’s layout when the folder lags the schema', async () => {
+  // Three schema-engine diffs over every shipped migration: tens of seconds of WASM on a busy machine.
+  it('writes the missing migration in Prisma’s layout when the folder lags the schema', { timeout: 180_000 }, async () => {
     const directory = await mkdtemp(join(tmpdir(), 'hallowgate-lagging-'));
     cleanups.push(() => rm(directory, { recursive: true, force: true }));
     for (const name of shipped.slice(0, -1)) await cp(join(defaultMigrationsDir, name), join(directory, name), { recursive: true });

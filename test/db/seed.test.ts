@@ -4,6 +4,7 @@ import { categorySlugs } from '../../src/db/seed-data/categories.js';
 import { cities } from '../../src/db/seed-data/cities.js';
 import { generateDirectory, seededAt } from '../../src/db/seed-data/directory.js';
 import { isDatabaseEmpty, refreshAttractionAggregates, seedDatabase, type SeedSummary } from '../../src/db/seed.js';
+import { openingMinutes, slotsBetween, type OpeningHours } from '../../src/bookings/schedule.js';
 import { openTestDatabase } from '../support/database.js';
 
 /** Seeded here, from a migrated but empty database (in-memory PGlite, or PostgreSQL under TEST_DATABASE_URL). */
@@ -23,13 +24,13 @@ afterAll(async () => {
   await Promise.all([fresh?.close(), snapshot?.close()]);
 });
 
+const day = (date: Date) => date.toISOString().slice(0, 10);
+
 const directoryTables = ['categories', 'attractions', 'events', 'images', 'services', '_CategoryToEvent', '_AttractionToCategory'];
 
 /** A digest of every row of a table, so two databases can be compared without fetching them. */
 async function tableDigest(database: Database, table: string): Promise<string> {
-  const [row] = await database.prisma.$queryRawUnsafe<{ digest: string }[]>(
-    `SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS digest FROM "${table}" t`,
-  );
+  const [row] = await database.prisma.$queryRawUnsafe<{ digest: string }[]>(`SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS digest FROM "${table}" t`);
   return row!.digest;
 }
 
@@ -103,7 +104,7 @@ describe('seedDatabase', () => {
     }
   });
 
-  it('keeps every event in its attraction\'s city, with 1–3 categories whose union is the attraction\'s', async () => {
+  it("keeps every event in its attraction's city, with 1–3 categories whose union is the attraction's", async () => {
     const attractions = await fresh.prisma.attraction.findMany({
       include: { categories: true, events: { include: { categories: true } } },
     });
@@ -171,20 +172,49 @@ describe('seedDatabase', () => {
     }
   });
 
-  it('gives every attraction bookable services with capacity and duration', async () => {
-    const attractions = await fresh.prisma.attraction.findMany({ include: { services: true } });
+  it("gives every attraction bookable services with capacity, duration and a schedule in its city's zone across the 2027 season", async () => {
+    const attractions = await fresh.prisma.attraction.findMany({ include: { services: true, categories: true } });
+    const zoneOf = new Map(cities.map((city) => [`${city.name}, ${city.region}`, city.timezone]));
     for (const attraction of attractions) {
       expect(attraction.services.length).toBeGreaterThanOrEqual(1);
       for (const service of attraction.services) {
         expect(service.id).toMatch(/^svc_[0-9A-Za-z]{22}$/);
-        expect(service.name).toMatch(/^[A-Z][\w -]+ \d\d:00 – /);
+        expect(service.name).toMatch(/^[A-Z][\w -]+ – /);
         expect(service.name.endsWith(` – ${attraction.name}`)).toBe(true);
         expect(service.capacity).toBeGreaterThanOrEqual(10);
         expect(service.capacity).toBeLessThanOrEqual(60);
         expect(service.durationMinutes).toBeGreaterThanOrEqual(30);
         expect(service.durationMinutes).toBeLessThanOrEqual(120);
+        expect(service.timezone).toBe(zoneOf.get(`${attraction.city}, ${attraction.region}`));
+        expect(service.seasonStart.getTime()).toBeGreaterThanOrEqual(Date.UTC(2027, 8, 1));
+        expect(service.seasonEnd.getTime()).toBeLessThanOrEqual(Date.UTC(2027, 10, 30));
+        const openings = service.openingHours as unknown as OpeningHours[];
+        expect(openings.length).toBeGreaterThan(0);
+        for (const opening of openings) {
+          expect(opening.weekday).toBeGreaterThanOrEqual(1);
+          expect(opening.weekday).toBeLessThanOrEqual(7);
+          expect(openingMinutes(opening)).toBeGreaterThanOrEqual(service.durationMinutes);
+        }
+        const schedule = { ...service, openingHours: openings, seasonStart: day(service.seasonStart), seasonEnd: day(service.seasonEnd) };
+        expect(slotsBetween(schedule, schedule.seasonStart, schedule.seasonEnd).length, service.name).toBeGreaterThan(10);
       }
     }
+  });
+
+  it('opens haunted houses in the evening into the night and pumpkin patches by day', async () => {
+    const services = await fresh.prisma.service.findMany({ include: { attraction: { include: { categories: true } } } });
+    const openingsOf = (slug: string) =>
+      services
+        .filter((service) => service.attraction.categories.some((category) => category.slug === slug) && /^(Timed entry|Pick-your-own slot) – /.test(service.name))
+        .flatMap((service) => service.openingHours as unknown as OpeningHours[]);
+    const haunted = openingsOf('haunted-house');
+    expect(haunted.length).toBeGreaterThan(0);
+    for (const opening of haunted) expect(opening.opens >= '19:00').toBe(true);
+    // Friday and Saturday nights run past midnight.
+    expect(haunted.filter((opening) => opening.closes < opening.opens).map((opening) => opening.weekday)).toEqual(expect.arrayContaining([5, 6]));
+    const patches = openingsOf('pumpkin-patch');
+    expect(patches.length).toBeGreaterThan(0);
+    for (const opening of patches) expect(opening.opens >= '08:00' && opening.closes <= '19:00' && opening.closes > opening.opens).toBe(true);
   });
 });
 

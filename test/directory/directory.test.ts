@@ -51,17 +51,42 @@ describe('GET /api/v1/events', () => {
     expect(seen.size).toBe(total);
   });
 
-  it('returns the contract fields, and includes categories and images only when asked', async () => {
+  it('returns the documented fields, and includes categories and images only when asked', async () => {
     const plain = await call('GET', `/api/v1/events?city=${city}&limit=1`);
     expect(Object.keys(plain.body.data[0]).sort()).toEqual(
-      ['id', 'title', 'description', 'city', 'region', 'venue', 'address', 'latitude', 'longitude', 'starts_at', 'ends_at', 'timezone', 'price_min', 'price_max', 'currency', 'url', 'attraction_id', 'updated_at'].sort(),
+      [
+        'id',
+        'title',
+        'description',
+        'city',
+        'region',
+        'venue',
+        'address',
+        'latitude',
+        'longitude',
+        'starts_at',
+        'ends_at',
+        'timezone',
+        'price_min',
+        'price_max',
+        'currency',
+        'url',
+        'attraction_id',
+        'updated_at',
+      ].sort(),
     );
     expect(typeof plain.body.data[0].price_min).toBe('number');
     const included = await call('GET', `/api/v1/events?city=${city}&limit=3&include=categories,images`);
     for (const event of included.body.data) {
       expect(event.categories.length).toBeGreaterThan(0);
       expect(event.categories[0]).toEqual({ id: expect.stringMatching(/^cat_/), slug: expect.any(String), name: expect.any(String) });
-      expect(event.images[0]).toEqual({ id: expect.stringMatching(/^img_/), url: expect.any(String), width: expect.any(Number), height: expect.any(Number), alt: expect.any(String) });
+      expect(event.images[0]).toEqual({
+        id: expect.stringMatching(/^img_/),
+        url: expect.any(String),
+        width: expect.any(Number),
+        height: expect.any(Number),
+        alt: expect.any(String),
+      });
     }
   });
 
@@ -121,6 +146,16 @@ describe('GET /api/v1/events', () => {
     }
     expect(counts).toEqual([3, 3, 3]);
   });
+
+  it('reads the timeline behind nextStartsAt and updatedAt in one statement per page, shared by both fields', async () => {
+    const query = `query($first: Int) { attractions(first: $first) { edges { node { id nextStartsAt updatedAt } } } }`;
+    const counts: number[] = [];
+    for (const first of [1, 20, 100]) {
+      counts.push(await countStatements(() => call('POST', '/graphql', { query, variables: { first } })));
+    }
+    // The data fingerprint, the page of attractions, and one timeline statement for both fields.
+    expect(counts).toEqual([3, 3, 3]);
+  });
 });
 
 describe('single records, attractions and categories', () => {
@@ -154,9 +189,16 @@ describe('single records, attractions and categories', () => {
 
   it('lists categories and finds one by id or slug', async () => {
     const list = await call('GET', '/api/v1/categories?limit=100');
-    expect(list.body.data.map((category: { slug: string }) => category.slug)).toEqual(
-      ['corn-maze', 'escape-room', 'festival', 'ghost-tour', 'haunted-house', 'hayride', 'pumpkin-patch', 'trick-or-treat'],
-    );
+    expect(list.body.data.map((category: { slug: string }) => category.slug)).toEqual([
+      'corn-maze',
+      'escape-room',
+      'festival',
+      'ghost-tour',
+      'haunted-house',
+      'hayride',
+      'pumpkin-patch',
+      'trick-or-treat',
+    ]);
     expect(list.headers.get('last-modified')).toBeTruthy();
     const bySlug = await call('GET', '/api/v1/categories/haunted-house');
     expect(Object.keys(bySlug.body).sort()).toEqual(['id', 'name', 'slug']);
@@ -188,7 +230,11 @@ describe('conditional requests', () => {
     expect(first.headers.get('vary')).toMatch(/\bAuthorization\b/);
     const lastModified = first.headers.get('last-modified')!;
     expect(new Date(lastModified).toISOString().slice(0, 19)).toBe(
-      first.body.data.map((event: { updated_at: string }) => event.updated_at).sort().at(-1).slice(0, 19),
+      first.body.data
+        .map((event: { updated_at: string }) => event.updated_at)
+        .sort()
+        .at(-1)
+        .slice(0, 19),
     );
 
     const statementsFor304 = await countStatements(async () => {
@@ -321,7 +367,11 @@ describe('OpenAPI', () => {
   it('documents every directory route with its parameters and conditional responses at /api/v1/openapi.json', async () => {
     const document = (await call('GET', '/api/v1/openapi.json')).body;
     expect(document.openapi).toMatch(/^3\.1\./);
-    const resolve = (ref: string) => ref.slice(2).split('/').reduce((node, key) => node[key], document);
+    const resolve = (ref: string) =>
+      ref
+        .slice(2)
+        .split('/')
+        .reduce((node, key) => node[key], document);
     const listParameters = ['city', 'category', 'starts_after', 'starts_before', 'q', 'include', 'fields', 'sort', 'limit', 'cursor'];
     const expected: Record<string, string[]> = {
       '/api/v1/events': listParameters,

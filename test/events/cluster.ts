@@ -8,6 +8,7 @@ import { openTestDatabase } from '../support/database.js';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
 import { postgresUrlOf } from '../access/processes.js';
 import { testSecretsKey } from '../support/secrets.js';
+import { openService } from '../support/bookable.js';
 
 /** A seeded PostgreSQL database for server processes, with one account's key and a bookable service. */
 export async function openEventsDatabase(postgresUrl: string) {
@@ -18,7 +19,7 @@ export async function openEventsDatabase(postgresUrl: string) {
     plan: 'business',
     scopes: ['bookings:read', 'bookings:write', 'webhooks:manage'],
   });
-  const serviceId = (await database.prisma.service.findFirstOrThrow()).id;
+  const serviceId = await openService(database.prisma);
   return {
     database,
     key,
@@ -30,7 +31,11 @@ export async function openEventsDatabase(postgresUrl: string) {
       const calls: ApiCall[] = serverUrls.map((url) => apiClient(url, key));
       const responses = await Promise.all(
         Array.from({ length: count }, (_, index) =>
-          calls[index % calls.length]!('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(firstDay + index), customer: { name: 'Cluster', email: 'cluster@example.com' } }),
+          calls[index % calls.length]!('POST', '/v1/bookings', {
+            service_id: serviceId,
+            start_time: futureSlot(firstDay + index),
+            customer: { name: 'Cluster', email: 'cluster@example.com' },
+          }),
         ),
       );
       if (responses.some((response) => response.status !== 201)) throw new Error(`booking failed: ${JSON.stringify(responses.find((response) => response.status !== 201))}`);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { apiClient, futureSlot } from '../support/http.js';
 import { startTestServer } from '../support/server.js';
+import { openService } from '../support/bookable.js';
 
 describe('graceful shutdown', () => {
   it('closes subscriptions with 1001 and finishes the webhook delivery in flight', async () => {
@@ -24,13 +25,18 @@ describe('graceful shutdown', () => {
       const { key } = await server.createKey();
       const call = apiClient(server.url, key);
       const endpoint = await call('POST', '/v1/webhook_endpoints', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks` });
-      const client = createClient({ url: `${server.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
+      const client = createClient({
+        url: `${server.url.replace('http', 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { authorization: `Bearer ${key}` },
+        retryAttempts: 0,
+      });
       const closed = new Promise<{ code: number; reason: string }>((resolve) => client.on('closed', (event) => resolve(event as { code: number; reason: string })));
       const connected = new Promise<void>((resolve) => client.on('connected', () => resolve()));
       client.subscribe({ query: 'subscription { bookingEvents { id } }' }, { next: () => undefined, error: () => undefined, complete: () => undefined });
       await connected;
 
-      const serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+      const serviceId = await openService(server.prisma);
       await call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(50), customer: { name: 'Last', email: 'last@example.com' } });
       await delivery;
 

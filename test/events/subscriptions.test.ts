@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { openService } from '../support/bookable.js';
 
 let server: TestServer;
 let key: string;
@@ -14,7 +15,7 @@ beforeAll(async () => {
   server = await startTestServer({ seed: true });
   ({ key } = await server.createKey({ scopes: ['bookings:read', 'bookings:write'] }));
   call = apiClient(server.url, key);
-  serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+  serviceId = await openService(server.prisma);
 });
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.dispose()));
@@ -53,15 +54,16 @@ function collect(client: Client, query: string, variables: Record<string, unknow
   };
 }
 
-const book = (days: number) =>
-  call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(days), customer: { name: 'Sub', email: 'sub@example.com' } });
+const book = (days: number) => call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(days), customer: { name: 'Sub', email: 'sub@example.com' } });
 
 describe('bookingEvents over graphql-ws', () => {
   it('replays the log after `after`, then streams live, with no gap or duplicate at the seam', async () => {
     const first = await book(60);
     const second = await book(61);
     const [afterEvent] = (await call('GET', '/v1/booking_events')).body.data.filter((event: EventPayload) => event.data.id === first.body.id);
-    const stream = collect(connect(`Bearer ${key}`), 'subscription($after: ID) { bookingEvents(after: $after) { id event created data booking { id status } } }', { after: afterEvent.id });
+    const stream = collect(connect(`Bearer ${key}`), 'subscription($after: ID) { bookingEvents(after: $after) { id event created data booking { id status } } }', {
+      after: afterEvent.id,
+    });
     const [replayed] = await stream.next(1);
     expect(replayed!.data!['bookingEvents']!.data.id).toBe(second.body.id);
     await call('DELETE', `/v1/bookings/${second.body.id}`);
@@ -72,7 +74,7 @@ describe('bookingEvents over graphql-ws', () => {
       ['booking.cancelled', second.body.id],
       ['booking.created', third.body.id],
     ]);
-    expect(payloads[1]!.booking).toEqual({ id: second.body.id, status: 'cancelled' });
+    expect(payloads[1]!.booking).toEqual({ id: second.body.id, status: 'CANCELLED' });
     const log = (await call('GET', `/v1/booking_events?after=${afterEvent.id}`)).body.data;
     expect(payloads.map(({ booking: _booking, ...rest }) => rest)).toEqual(log);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -127,7 +129,12 @@ async function openEventStream(query: string, headers: Record<string, string> = 
         if (end >= 0) {
           const block = buffered.slice(0, end);
           buffered = buffered.slice(end + 2);
-          const fields = Object.fromEntries(block.split('\n').filter((line) => !line.startsWith(':') && line.includes(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
+          const fields = Object.fromEntries(
+            block
+              .split('\n')
+              .filter((line) => !line.startsWith(':') && line.includes(':'))
+              .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
+          );
           if (fields['event'] === 'next') return { id: fields['id'], data: JSON.parse(fields['data']!) };
           continue;
         }

@@ -1,13 +1,13 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
+import type { App } from '../../src/app.js';
 import { newId } from '../../src/shared/ids.js';
 import { newWebhookSecret } from '../../src/events/webhooks/signing.js';
 import { apiClient, futureSlot } from '../support/http.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { openService } from '../support/bookable.js';
 
 const perAccount = 4;
 let server: TestServer;
@@ -18,9 +18,9 @@ beforeAll(async () => {
   const config = { WEBHOOK_TIMEOUT_MS: 2000, WEBHOOK_POLL_MS: 50, WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_CONCURRENCY_PER_ACCOUNT: perAccount };
   server = await startTestServer({ seed: true, config });
   // A second instance on the same database: the account's share is counted over both.
-  secondInstance = createApp({ config: server.app.services.config, database: server.database, secrets: server.app.services.secrets, logger: pino({ level: 'silent' }) });
+  secondInstance = server.sibling();
   await secondInstance.listen(0, '127.0.0.1');
-  serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+  serviceId = await openService(server.prisma);
 });
 afterAll(async () => {
   await secondInstance?.close();

@@ -7,6 +7,7 @@ import { apiClient, futureSlot } from '../support/http.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
+import { openService } from '../support/bookable.js';
 
 const postgresUrl = await requireService('postgres');
 
@@ -17,7 +18,7 @@ let serviceId: string;
 beforeAll(async () => {
   server = await startTestServer({ seed: true, config: { WEBHOOK_POLL_MS: 25, WEBHOOK_RETRY_SCHEDULE: '50ms,50ms,50ms' } });
   strict = await startTestServer({ seed: true, config: { WEBHOOK_ALLOW_PRIVATE: false, WEBHOOK_POLL_MS: 25, WEBHOOK_RETRY_SCHEDULE: '1h' } });
-  serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+  serviceId = await openService(server.prisma);
 });
 afterAll(async () => {
   await server?.close();
@@ -103,7 +104,10 @@ describe('who may register an endpoint that receives booking events', () => {
     expect((await call('PATCH', `/v1/webhook_endpoints/${alerts.body.id}`, { url: 'http://127.0.0.1:9/moved' })).status).toBe(200);
 
     // Redirecting an endpoint that already receives booking events is as good as registering one.
-    const owner = apiClient(server.url, (await server.createKey({ accountId: (await server.prisma.apiKey.findFirstOrThrow({ where: { id: key.split('.')[0]! } })).accountId })).key);
+    const owner = apiClient(
+      server.url,
+      (await server.createKey({ accountId: (await server.prisma.apiKey.findFirstOrThrow({ where: { id: key.split('.')[0]! } })).accountId })).key,
+    );
     const bookingsEndpoint = await owner('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/bookings' });
     expect(bookingsEndpoint.status).toBe(201);
     expect((await call('PATCH', `/v1/webhook_endpoints/${bookingsEndpoint.body.id}`, { url: 'http://127.0.0.1:9/elsewhere' })).status).toBe(403);
@@ -160,7 +164,7 @@ describe('destinations', () => {
       const endpoint = await on.prisma.webhookEndpoint.create({
         data: { id: newId('webhookEndpoint'), accountId, url, events: ['booking.created'], secret: on.app.services.secrets.seal(newWebhookSecret()) },
       });
-      await apiClient(on.url, key)('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(71), customer });
+      await apiClient(on.url, key)('POST', '/v1/bookings', { service_id: await openService(on.prisma), start_time: futureSlot(71), customer });
       await expect.poll(() => on.prisma.webhookAttempt.findFirst({ where: { delivery: { endpointId: endpoint.id } } }), { timeout: 5000 }).not.toBeNull();
       const attempt = await on.prisma.webhookAttempt.findFirstOrThrow({ where: { delivery: { endpointId: endpoint.id } } });
       expect(attempt.error).toMatch(error);

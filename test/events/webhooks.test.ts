@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { openService } from '../support/bookable.js';
 
 let server: TestServer;
 let call: ApiCall;
@@ -16,7 +17,7 @@ beforeAll(async () => {
     config: { WEBHOOK_RETRY_SCHEDULE: '100ms,200ms,300ms', WEBHOOK_POLL_MS: 25 },
   });
   call = apiClient(server.url, (await server.createKey({ scopes: ['bookings:read', 'bookings:write', 'webhooks:manage'] })).key);
-  serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+  serviceId = await openService(server.prisma);
 });
 afterAll(() => server?.close());
 

@@ -27,7 +27,13 @@ afterAll(async () => {
 });
 
 function connect(url: string, credential = key): Client {
-  const client = createClient({ url: `${url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${credential}` }, retryAttempts: 0, lazy: false });
+  const client = createClient({
+    url: `${url.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${credential}` },
+    retryAttempts: 0,
+    lazy: false,
+  });
   clients.push(client);
   return client;
 }
@@ -70,7 +76,6 @@ function subscribeMany(client: Client, count: number, refusals: string[]): (() =
     ),
   );
 }
-
 
 describe('graphql-ws limits', () => {
   it('closes a socket that sends a message over MAX_BODY_BYTES with 1009, reporting no internal error', async () => {
@@ -177,16 +182,19 @@ describe.skipIf(!redisUrl)('graphql-ws subscription limit across instances shari
       // The same key in the second instance's database, as if both served one database.
       const { keyId, secret } = parseApiKey(sharedKey)!;
       await second.prisma.account.create({ data: { id: accountId, name: 'Shared' } });
-      await createApiKey(second.prisma, createSecretBox(loadConfig({ SECRETS_KEY: testSecretsKey }).SECRETS_KEY!), { accountId, plan: 'business', scopes: ['bookings:read'], promo: true }, { keyId, secret, key: sharedKey });
+      await createApiKey(
+        second.prisma,
+        createSecretBox(loadConfig({ SECRETS_KEY: testSecretsKey }).SECRETS_KEY!),
+        { accountId, plan: 'business', scopes: ['bookings:read'], promo: true },
+        { keyId, secret, key: sharedKey },
+      );
 
       const refusals: string[] = [];
       const half = subscriptionLimits.perCredential / subscriptionLimits.perSocket / 2;
       for (const url of [first.url, second.url]) {
         for (let index = 0; index < half; index++) subscribeMany(connect(url, sharedKey), subscriptionLimits.perSocket, refusals);
       }
-      await expect
-        .poll(async () => (await subscriptionsActive(first.url)) + (await subscriptionsActive(second.url)), { timeout: 30_000 })
-        .toBe(subscriptionLimits.perCredential);
+      await expect.poll(async () => (await subscriptionsActive(first.url)) + (await subscriptionsActive(second.url)), { timeout: 30_000 }).toBe(subscriptionLimits.perCredential);
       for (const url of [first.url, second.url]) {
         const refused = await firstOutcome(connect(url, sharedKey), subscription);
         expect(refused.errors?.[0]?.extensions?.code).toBe('too_many_subscriptions');

@@ -3,11 +3,11 @@ import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { signRequest } from '../../src/access/signing.js';
-import { until } from '../events/cluster.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
+import { openService } from '../support/bookable.js';
 
 const redisUrl = await requireService('redis');
 
@@ -46,7 +46,7 @@ describe.skipIf(!redisUrl)('a Redis outage', () => {
     // The in-process insurance limiter counts on: the limit holds per instance.
     expect(during.headers.get('x-ratelimit-limit')).toBe('100');
     expect(Number(during.headers.get('x-ratelimit-remaining'))).toBeLessThan(100);
-    const serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+    const serviceId = await openService(server.prisma);
     const booked = await apiClient(server.url, (await server.createKey()).key)('POST', '/v1/bookings', {
       service_id: serviceId,
       start_time: futureSlot(33),
@@ -65,13 +65,18 @@ describe.skipIf(!redisUrl)('a Redis outage', () => {
   it('keeps a live subscriber through a long outage and streams it what was booked meanwhile', async () => {
     const { key } = await server.createKey();
     const booker = apiClient(server.url, key);
-    const serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+    const serviceId = await openService(server.prisma);
     const book = async (days: number) => {
       const booked = await booker('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(days), customer: { name: 'Live', email: 'live@example.com' } });
       expect(booked.status).toBe(201);
       return booked.body.id as string;
     };
-    const subscriber = createClient({ url: `${server.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
+    const subscriber = createClient({
+      url: `${server.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${key}` },
+      retryAttempts: 0,
+    });
     const streamed: string[] = [];
     subscriber.subscribe<{ bookingCreated: { booking: { id: string } } }>(
       { query: 'subscription { bookingCreated { booking { id } } }' },

@@ -79,7 +79,9 @@ describe('document limits', () => {
       expectTooComplex(answer);
       expect(answer.bytes).toBeLessThan(10_000);
     }
-    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(100_000_000);
+    // Run, the 300 grew the process by 1.2 GB and the 2,000 by 2 GB. Refused, they cost parsing and
+    // validation only; the bound leaves room for how each Node version sizes V8's heap (CI saw 117 MB on Node 24).
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(400_000_000);
   });
 
   it(`refuses more than ${documentLimits.aliases} aliases of any field, and counts introspection toward the cost`, async () => {

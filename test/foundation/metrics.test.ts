@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { apiClient, futureSlot } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { openService } from '../support/bookable.js';
 
 let server: TestServer;
 
@@ -40,9 +41,7 @@ describe('/metrics', () => {
   it('counts reads answered from kept answers and reads that ran, per surface', async () => {
     const call = apiClient(server.url, (await server.createKey()).key);
     const counts = async () =>
-      Promise.all(
-        (['rest', 'graphql'] as const).flatMap((surface) => (['hit', 'miss'] as const).map((outcome) => sample('hallowgate_kept_answers_total', { surface, outcome }))),
-      );
+      Promise.all((['rest', 'graphql'] as const).flatMap((surface) => (['hit', 'miss'] as const).map((outcome) => sample('hallowgate_kept_answers_total', { surface, outcome }))));
     const before = await counts();
     for (let time = 0; time < 3; time++) {
       expect((await call('GET', '/api/v1/categories?limit=3&fields=slug')).status).toBe(200);
@@ -93,7 +92,12 @@ describe('/metrics', () => {
   it('gauges open subscriptions and the webhook queue', async () => {
     const { key } = await server.createKey();
     const before = await sample('hallowgate_subscriptions_active');
-    const client = createClient({ url: `${server.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
+    const client = createClient({
+      url: `${server.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${key}` },
+      retryAttempts: 0,
+    });
     const stop = client.subscribe({ query: 'subscription { bookingEvents { id } }' }, { next: () => undefined, error: () => undefined, complete: () => undefined });
     await expect.poll(() => sample('hallowgate_subscriptions_active')).toBe(before + 1);
     stop();
@@ -103,7 +107,7 @@ describe('/metrics', () => {
     const call = apiClient(server.url, key);
     await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/hooks' });
     await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/other' });
-    const serviceId = (await server.prisma.service.findFirstOrThrow()).id;
+    const serviceId = await openService(server.prisma);
     const queued = await sample('hallowgate_webhook_queue_depth');
     await call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(44), customer: { name: 'Queue', email: 'queue@example.com' } });
     expect(await sample('hallowgate_webhook_queue_depth')).toBe(queued + 2);

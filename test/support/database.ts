@@ -26,7 +26,10 @@ export async function openTestDatabase(options: TestDatabaseOptions): Promise<Da
   }
   const name = `hallowgate_test_${randomToken(10).toLowerCase()}`;
   await withAdmin(serverUrl, (admin) => admin.query(`create database "${name}" template "${templateDatabaseName(options.seeded)}"`));
-  const database = await openDatabase({ kind: 'postgres', url: withDatabase(serverUrl, name) }, { poolSize: options.poolSize ?? 10, ...(options.onQuery ? { onQuery: options.onQuery } : {}) });
+  const database = await openDatabase(
+    { kind: 'postgres', url: withDatabase(serverUrl, name) },
+    { poolSize: options.poolSize ?? 10, ...(options.onQuery ? { onQuery: options.onQuery } : {}) },
+  );
   return {
     ...database,
     async close() {

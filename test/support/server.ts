@@ -38,6 +38,8 @@ export interface TestServer {
   createAccount(name?: string): Promise<string>;
   /** Creates an API key (in a new account unless accountId is given) and returns its only copy. */
   createKey(options?: CreateKeyOptions): Promise<{ key: string; keyId: string; accountId: string; signingSecret: string | null }>;
+  /** A second instance on the same database, settings and secrets key, as another process would be; not yet listening, closed by the caller. */
+  sibling(clock?: Clock): App;
   close(): Promise<void>;
 }
 
@@ -84,6 +86,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         scopes: keyOptions.scopes ?? ['bookings:read', 'bookings:write', 'webhooks:manage', 'directory:read', 'analytics:read'],
       });
       return { key, keyId: record.id, accountId, signingSecret };
+    },
+    sibling(clock?: Clock) {
+      return createApp({ config, database, secrets, logger: pino({ level: 'silent' }), ...(clock ? { clock } : {}) });
     },
     async close() {
       await app.close();

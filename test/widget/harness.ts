@@ -84,9 +84,7 @@ export interface PageOptions extends BrowserContextOptions {
 export async function openPage(browser: Browser, url: string, options: PageOptions = {}): Promise<OpenedPage> {
   const { now, prepare, ...contextOptions } = options;
   const context = await browser.newContext({ locale: 'en-US', timezoneId: 'Asia/Tokyo', ...contextOptions });
-  await context.route('https://images.hallowgate.example/**', (route) =>
-    route.fulfill({ status: 200, contentType: 'image/svg+xml', body: standInImage(route.request().url()) }),
-  );
+  await context.route('https://images.hallowgate.example/**', (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: standInImage(route.request().url()) }));
   openContexts.add(context);
   const page = await context.newPage();
   if (now) await page.clock.setFixedTime(now);
@@ -133,7 +131,7 @@ export function lowestContrast(page: Page, container: string): Promise<ContrastR
     const parse = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
     const luminance = ([r = 0, g = 0, b = 0]: number[]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
     const backgroundOf = (element: Element): number[] => {
-      for (let current: Element | null = element; current; current = current.parentElement ?? ((current.getRootNode() as ShadowRoot).host ?? null)) {
+      for (let current: Element | null = element; current; current = current.parentElement ?? (current.getRootNode() as ShadowRoot).host ?? null) {
         const rgba = parse(getComputedStyle(current).backgroundColor);
         if (rgba.length === 3 || (rgba[3] ?? 0) > 0) return rgba;
       }
@@ -142,7 +140,11 @@ export function lowestContrast(page: Page, container: string): Promise<ContrastR
     const root = document.querySelector(selector)!.shadowRoot!;
     let report = { lowest: Infinity, text: '' };
     for (const element of root.querySelectorAll('*')) {
-      const ownText = [...element.childNodes].filter((node) => node.nodeType === Node.TEXT_NODE).map((node) => node.textContent ?? '').join('').trim();
+      const ownText = [...element.childNodes]
+        .filter((node) => node.nodeType === Node.TEXT_NODE)
+        .map((node) => node.textContent ?? '')
+        .join('')
+        .trim();
       if (!ownText || element.closest('.hidden') || element.localName === 'style') continue;
       const foreground = luminance(parse(getComputedStyle(element).color));
       const background = luminance(backgroundOf(element));

@@ -143,10 +143,13 @@ describe('widget.v1.js in Chromium, embedded in a page of another origin', () =>
 
   it('has three themes with different colours, each passing WCAG AA contrast, in lists and in errors', async () => {
     const themes = ['pumpkin', 'midnight', 'classic'] as const;
-    const html = hostPage([
-      ...themes.map((theme) => ({ id: theme, options: { token, city: 'Salem', category: 'haunted-house', limit: 3, theme, attributionLink: 'https://partner.example/' } })),
-      ...themes.map((theme) => ({ id: `${theme}-error`, options: { token: 'wt_unknownToken123', city: 'Salem', theme, attributionLink: 'https://partner.example/' } })),
-    ], { head: '<style>body{display:grid;grid-template-columns:repeat(3,1fr);gap:16px;align-items:start}h1{grid-column:1/-1}</style>' });
+    const html = hostPage(
+      [
+        ...themes.map((theme) => ({ id: theme, options: { token, city: 'Salem', category: 'haunted-house', limit: 3, theme, attributionLink: 'https://partner.example/' } })),
+        ...themes.map((theme) => ({ id: `${theme}-error`, options: { token: 'wt_unknownToken123', city: 'Salem', theme, attributionLink: 'https://partner.example/' } })),
+      ],
+      { head: '<style>body{display:grid;grid-template-columns:repeat(3,1fr);gap:16px;align-items:start}h1{grid-column:1/-1}</style>' },
+    );
     const { page } = await openHostPage(html, { viewport: { width: 1400, height: 1200 } });
     const colours: string[] = [];
     for (const theme of themes) {
@@ -215,7 +218,7 @@ describe('widget.v1.js in Chromium, embedded in a page of another origin', () =>
           paragraph: pick('p.when', ['margin-top', 'color']),
         };
       });
-        return styles;
+      return styles;
     };
     const clean = await computed(hostPage([{ options }]));
     const attacked = await computed(hostPage([{ options }], { head: hostile }));
@@ -286,7 +289,7 @@ describe('widget.v1.js in Chromium, embedded in a page of another origin', () =>
         HalloweenEvents.render(42, {});
       </script><script async src="${api.url}/widget.v1.js"></script>`,
     });
-    const { page, pageErrors, console: messages } = await openHostPage(html);
+    const { pageErrors, console: messages } = await openHostPage(html);
     await expect.poll(() => messages.length).toBe(3);
     expect(messages).toEqual([
       '[HalloweenEvents] "#events[" is not a valid CSS selector.',
@@ -300,11 +303,14 @@ describe('widget.v1.js in Chromium, embedded in a page of another origin', () =>
     const html = hostPage([{ options: { token, city: 'Salem', category: 'haunted-house' } }]);
     const { page, pageErrors, apiCalls, console: messages } = await openHostPage(html, { origin: host.otherOrigin });
     expect(await settledState(page, '#events')).toBe('error');
-    // The API refuses the origin (403 without a CORS grant), so the browser withholds the answer from the page.
-    expect(apiCalls.map(({ status, failure }) => ({ status, failure }))).toEqual([{ status: null, failure: 'net::ERR_FAILED' }]);
-    expect(messages.some((line) => line.includes('blocked by CORS policy'))).toBe(true);
+    // The API refuses the origin, and lets the page read why: no network failure to hunt for.
+    expect(apiCalls.map(({ status, failure }) => ({ status, failure }))).toEqual([{ status: 403, failure: null }]);
     expect(await items(page).count()).toBe(0);
-    expect(await page.locator('#events .status').textContent()).toMatch(/not allowed to show these events|could not be loaded/);
+    expect(await page.locator('#events .status').textContent()).toContain(`This widget token is not allowed on ${host.otherOrigin}, so it cannot show events here.`);
+    // The site owner finds the origins the token allows in the console.
+    expect(messages.some((line) => line.includes(`origin_not_allowed: Pages of ${host.otherOrigin} are not allowed to use this widget token; it allows ${host.origin}.`))).toBe(
+      true,
+    );
     expect(pageErrors).toEqual([]);
   });
 

@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../../shared/project-root.js';
 
 /** Where `npm run build:dashboard` writes the dashboard script and the server reads it (dist/ is not committed). */
-export const dashboardBundlePath = fileURLToPath(new URL('../../../dist/dashboard/dashboard.js', import.meta.url));
+export const dashboardBundlePath = projectPath('dist/dashboard/dashboard.js');

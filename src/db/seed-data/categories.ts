@@ -3,16 +3,7 @@
  * each kind: names, venues, season, opening hours, prices, bookable sessions, descriptions and
  * what their pictures show. In templates, {name}, {city} and {surname} are filled in.
  */
-export const categorySlugs = [
-  'haunted-house',
-  'pumpkin-patch',
-  'hayride',
-  'corn-maze',
-  'ghost-tour',
-  'festival',
-  'escape-room',
-  'trick-or-treat',
-] as const;
+export const categorySlugs = ['haunted-house', 'pumpkin-patch', 'hayride', 'corn-maze', 'ghost-tour', 'festival', 'escape-room', 'trick-or-treat'] as const;
 
 export type CategorySlug = (typeof categorySlugs)[number];
 
@@ -36,14 +27,35 @@ export interface CategoryProfile {
   price: { min: number; max: number; freeShare: number };
   /** Kinds an event of this kind plausibly also is: a pumpkin patch with a hayride. */
   companions: readonly CategorySlug[];
-  /** Bookable sessions, named like "Timed entry 19:00 – Nightmare Manor". */
-  service: { label: string; startHours: readonly number[]; minutes: readonly number[]; capacity: { min: number; max: number } };
+  /**
+   * Bookable offers, named like "Timed entry – Nightmare Manor": an attraction sells one to three of
+   * `offers`, each visit lasting one of `minutes`, with `capacity` places per start time.
+   */
+  service: { offers: readonly ServiceOffer[]; minutes: readonly number[]; capacity: { min: number; max: number } };
   /** What an event is called after the attraction's name: "Nightmare Manor: Lights-Out Night". */
   occasions: readonly string[];
   pitches: readonly string[];
   /** What photos of such an event show; image alt text is built from these. */
   pictures: readonly string[];
 }
+
+/** Local opening hours on some ISO weekdays (1 = Monday … 7 = Sunday); `closes` before `opens` is after midnight. */
+export interface WeeklyHours {
+  days: readonly number[];
+  opens: string;
+  closes: string;
+}
+
+/** One bookable offer: a start every one of `slotMinutes` (one is picked) within the weekly hours, through the season. */
+export interface ServiceOffer {
+  label: string;
+  slotMinutes: readonly number[];
+  hours: readonly WeeklyHours[];
+}
+
+const weekdays = [1, 2, 3, 4, 5] as const;
+const weekend = [6, 7] as const;
+const everyDay = [1, 2, 3, 4, 5, 6, 7] as const;
 
 export const categoryProfiles: readonly CategoryProfile[] = [
   {
@@ -57,7 +69,23 @@ export const categoryProfiles: readonly CategoryProfile[] = [
     lengthHours: { min: 4, max: 6 },
     price: { min: 22, max: 45, freeShare: 0 },
     companions: ['escape-room', 'festival', 'hayride'],
-    service: { label: 'Timed entry', startHours: [19, 20, 21, 22], minutes: [30, 45, 60], capacity: { min: 20, max: 60 } },
+    service: {
+      offers: [
+        {
+          label: 'Timed entry',
+          slotMinutes: [15, 20, 30],
+          hours: [
+            { days: [4, 7], opens: '19:00', closes: '23:00' },
+            { days: [5, 6], opens: '19:00', closes: '01:00' },
+          ],
+        },
+        { label: 'Lights-out late entry', slotMinutes: [30], hours: [{ days: [5, 6], opens: '22:00', closes: '02:00' }] },
+        { label: 'Fast pass', slotMinutes: [30, 60], hours: [{ days: [5, 6], opens: '19:00', closes: '00:00' }] },
+        { label: 'Lights-on matinee', slotMinutes: [30, 60], hours: [{ days: weekend, opens: '13:00', closes: '17:00' }] },
+      ],
+      minutes: [30, 45, 60],
+      capacity: { min: 20, max: 60 },
+    },
     occasions: ['Opening Night', 'Lights-Out Night', 'Blackout Weekend', 'Zombie Night', 'Final Fright Night'],
     pitches: [
       '{name} fills every room with live actors, fog and animatronics, and few guests make it through without screaming.',
@@ -82,7 +110,23 @@ export const categoryProfiles: readonly CategoryProfile[] = [
     lengthHours: { min: 7, max: 9 },
     price: { min: 5, max: 12, freeShare: 0.4 },
     companions: ['hayride', 'corn-maze', 'festival'],
-    service: { label: 'Pick-your-own slot', startHours: [10, 12, 14, 16], minutes: [60, 90, 120], capacity: { min: 30, max: 60 } },
+    service: {
+      offers: [
+        {
+          label: 'Pick-your-own slot',
+          slotMinutes: [30, 60],
+          hours: [
+            { days: weekdays, opens: '10:00', closes: '18:00' },
+            { days: weekend, opens: '09:00', closes: '18:00' },
+          ],
+        },
+        { label: 'Weekend patch pass', slotMinutes: [60], hours: [{ days: weekend, opens: '09:00', closes: '17:00' }] },
+        { label: 'Family morning', slotMinutes: [30], hours: [{ days: everyDay, opens: '09:00', closes: '12:00' }] },
+        { label: 'Twilight picking', slotMinutes: [30], hours: [{ days: [5, 6, 7], opens: '15:00', closes: '19:00' }] },
+      ],
+      minutes: [60, 90, 120],
+      capacity: { min: 30, max: 60 },
+    },
     occasions: ['Opening Weekend', 'Family Day', 'Harvest Weekend', 'Pick-Your-Own Day', 'Pumpkin Carving Day'],
     pitches: [
       'Pick your own pumpkin straight off the vine at {name}, then warm up with cider donuts and hot apple cider.',
@@ -107,7 +151,15 @@ export const categoryProfiles: readonly CategoryProfile[] = [
     lengthHours: { min: 3, max: 5 },
     price: { min: 10, max: 22, freeShare: 0 },
     companions: ['pumpkin-patch', 'corn-maze', 'haunted-house'],
-    service: { label: 'Wagon departure', startHours: [18, 19, 20], minutes: [30, 45], capacity: { min: 20, max: 40 } },
+    service: {
+      offers: [
+        { label: 'Wagon departure', slotMinutes: [20, 30], hours: [{ days: [5, 6, 7], opens: '17:00', closes: '22:00' }] },
+        { label: 'Haunted hayride', slotMinutes: [15, 30], hours: [{ days: [5, 6], opens: '19:00', closes: '23:30' }] },
+        { label: 'Sunset hayride', slotMinutes: [30], hours: [{ days: everyDay, opens: '16:00', closes: '19:00' }] },
+      ],
+      minutes: [30, 45],
+      capacity: { min: 20, max: 40 },
+    },
     occasions: ['Full Moon Ride', 'Haunted Trail Night', 'Family Twilight Ride', 'Bonfire Night'],
     pitches: [
       'A tractor-pulled wagon winds through dark woods at {name}, and something is waiting in the trees.',
@@ -132,7 +184,16 @@ export const categoryProfiles: readonly CategoryProfile[] = [
     lengthHours: { min: 6, max: 10 },
     price: { min: 8, max: 18, freeShare: 0 },
     companions: ['pumpkin-patch', 'hayride', 'festival'],
-    service: { label: 'Maze entry', startHours: [11, 14, 17, 19], minutes: [60, 90, 120], capacity: { min: 30, max: 60 } },
+    service: {
+      offers: [
+        { label: 'Maze entry', slotMinutes: [30, 60], hours: [{ days: everyDay, opens: '10:00', closes: '18:00' }] },
+        { label: 'Flashlight maze', slotMinutes: [30], hours: [{ days: [5, 6], opens: '18:30', closes: '23:00' }] },
+        { label: 'Weekend maze pass', slotMinutes: [60], hours: [{ days: weekend, opens: '09:00', closes: '19:00' }] },
+        { label: 'School group entry', slotMinutes: [60], hours: [{ days: weekdays, opens: '09:00', closes: '14:00' }] },
+      ],
+      minutes: [60, 90, 120],
+      capacity: { min: 30, max: 60 },
+    },
     occasions: ['Daylight Adventure', 'Flashlight Night', 'Haunted Night', 'Family Day'],
     pitches: [
       'Miles of paths cut through ten-foot corn at {name}; find every checkpoint to win a prize.',
@@ -157,7 +218,15 @@ export const categoryProfiles: readonly CategoryProfile[] = [
     lengthHours: { min: 2, max: 3 },
     price: { min: 18, max: 35, freeShare: 0 },
     companions: ['festival', 'haunted-house'],
-    service: { label: 'Guided walk', startHours: [19, 20, 21], minutes: [60, 90, 120], capacity: { min: 10, max: 25 } },
+    service: {
+      offers: [
+        { label: 'Guided walk', slotMinutes: [30, 60], hours: [{ days: everyDay, opens: '19:00', closes: '23:00' }] },
+        { label: 'Late-night walk', slotMinutes: [60], hours: [{ days: [5, 6], opens: '21:00', closes: '01:00' }] },
+        { label: 'Cemetery lantern tour', slotMinutes: [60], hours: [{ days: [4, 5, 6, 7], opens: '18:00', closes: '22:00' }] },
+      ],
+      minutes: [60, 90, 120],
+      capacity: { min: 10, max: 25 },
+    },
     occasions: ['Candlelight Walk', 'Cemetery After Dark', 'True Crime Night', 'Paranormal Investigation'],
     pitches: [
       "On {name}, a costumed guide leads you by lantern light through {city}'s most haunted streets.",
@@ -182,7 +251,15 @@ export const categoryProfiles: readonly CategoryProfile[] = [
     lengthHours: { min: 5, max: 9 },
     price: { min: 5, max: 20, freeShare: 0.35 },
     companions: ['trick-or-treat', 'pumpkin-patch', 'haunted-house'],
-    service: { label: 'Festival entry', startHours: [12, 15, 18], minutes: [60, 90, 120], capacity: { min: 40, max: 60 } },
+    service: {
+      offers: [
+        { label: 'Festival entry', slotMinutes: [60], hours: [{ days: weekend, opens: '11:00', closes: '22:00' }] },
+        { label: 'Evening entry', slotMinutes: [60], hours: [{ days: [5, 6], opens: '16:00', closes: '23:00' }] },
+        { label: 'Family day entry', slotMinutes: [60], hours: [{ days: weekend, opens: '10:00', closes: '16:00' }] },
+      ],
+      minutes: [60, 90, 120],
+      capacity: { min: 40, max: 60 },
+    },
     occasions: ['Opening Day', 'Costume Parade', 'Monster Mash Night', 'Block Party', 'Family Festival Day'],
     pitches: [
       'Live music, food trucks, a costume contest and a pumpkin-carving showdown fill {name}.',
@@ -207,7 +284,23 @@ export const categoryProfiles: readonly CategoryProfile[] = [
     lengthHours: { min: 4, max: 6 },
     price: { min: 28, max: 40, freeShare: 0 },
     companions: ['haunted-house'],
-    service: { label: 'Escape session', startHours: [18, 19, 20, 21], minutes: [60], capacity: { min: 10, max: 12 } },
+    service: {
+      offers: [
+        {
+          label: 'Escape session',
+          slotMinutes: [75, 90],
+          hours: [
+            { days: [1, 2, 3, 4, 7], opens: '12:00', closes: '23:00' },
+            { days: [5, 6], opens: '12:00', closes: '00:30' },
+          ],
+        },
+        { label: 'Midnight session', slotMinutes: [90], hours: [{ days: [5, 6], opens: '22:00', closes: '01:30' }] },
+        { label: 'Weekday evening session', slotMinutes: [75], hours: [{ days: [1, 2, 3, 4], opens: '16:00', closes: '22:00' }] },
+        { label: 'Weekend session', slotMinutes: [75, 90], hours: [{ days: weekend, opens: '10:00', closes: '23:00' }] },
+      ],
+      minutes: [60],
+      capacity: { min: 10, max: 12 },
+    },
     occasions: ['Halloween Edition', 'Midnight Session', 'Candlelight Session', 'Cursed Weekend'],
     pitches: [
       'At {name}, your team has sixty minutes to break the curse before the candle burns out.',
@@ -232,7 +325,15 @@ export const categoryProfiles: readonly CategoryProfile[] = [
     lengthHours: { min: 2, max: 4 },
     price: { min: 2, max: 5, freeShare: 0.8 },
     companions: ['festival'],
-    service: { label: 'Trail entry', startHours: [16, 17, 18], minutes: [30, 45, 60], capacity: { min: 30, max: 60 } },
+    service: {
+      offers: [
+        { label: 'Trail entry', slotMinutes: [15, 30], hours: [{ days: everyDay, opens: '16:00', closes: '20:00' }] },
+        { label: 'Little ones trail', slotMinutes: [15], hours: [{ days: everyDay, opens: '15:00', closes: '17:30' }] },
+        { label: 'Costume parade entry', slotMinutes: [30], hours: [{ days: weekend, opens: '14:00', closes: '18:00' }] },
+      ],
+      minutes: [30, 45, 60],
+      capacity: { min: 30, max: 60 },
+    },
     occasions: ['Little Monsters Afternoon', 'Costume Crawl', 'Not-So-Scary Night', 'Treat Trail'],
     pitches: [
       'Shops and neighbors along {name} hand out candy to costumed kids of all ages.',

@@ -10,10 +10,14 @@ import { adjectives, attractionNameTemplates, imageSizes, places, visitorNotes }
  * The demo directory as rows, made without touching a database. Everything that varies comes from
  * one faker seeded with a constant, and nothing reads the clock, so every run yields the same rows,
  * ids included. Events fall on local days from mid-September to mid-November of 2026 (already past,
- * which gives history) and of 2027 (so listings of upcoming events stay non-empty for a year).
+ * which gives history) and of 2027 (so listings of upcoming events stay non-empty for a year);
+ * services open through the 2027 season of their kind.
  */
 const fakerSeed = 31_102_026;
+const scheduleFakerSeed = 31_102_027;
 const seasons = [2026, 2027];
+/** Services are bookable in the 2027 season (the 2026 one is past). */
+const scheduleSeason = 2027;
 /** createdAt and updatedAt of every seeded row. */
 export const seededAt = new Date('2026-09-01T12:00:00Z');
 
@@ -88,11 +92,13 @@ class DirectoryGenerator {
     services: [],
   };
   private readonly faker = new Faker({ locale: [en] });
+  private readonly scheduleFaker = new Faker({ locale: [en] });
   private readonly usedNames = new Set<string>();
   private readonly profileChoices = categoryProfiles.map((profile) => ({ weight: profile.weight, value: profile }));
 
   constructor() {
     this.faker.seed(fakerSeed);
+    this.scheduleFaker.seed(scheduleFakerSeed);
   }
 
   addAttraction(city: City): void {
@@ -110,9 +116,7 @@ class DirectoryGenerator {
       latitude: nearby(faker, city.latitude),
       longitude: nearby(faker, city.longitude),
       website: faker.datatype.boolean(shareWithWebsite) ? `https://${slugify(name)}.example.com` : null,
-      entryCents: faker.datatype.boolean(profile.price.freeShare)
-        ? 0
-        : faker.number.int(profile.price) * 100 + faker.helpers.arrayElement([0, 0, 50, 99]),
+      entryCents: faker.datatype.boolean(profile.price.freeShare) ? 0 : faker.number.int(profile.price) * 100 + faker.helpers.arrayElement([0, 0, 50, 99]),
       categories: new Set(),
     };
     this.rows.attractions.push({
@@ -181,9 +185,7 @@ class DirectoryGenerator {
     const occasion = halloween ? (hour < 17 ? 'Halloween Day' : 'Halloween Night') : faker.helpers.arrayElement(profile.occasions);
     const localDate = `${day.year}-${pad(day.month)}-${pad(day.day)}`;
     const { minCents, maxCents } = this.prices(listing, day);
-    const companionNote = companions.length
-      ? [`Also on the program: ${companions.map((companion) => companion.name.toLowerCase()).join(' and ')}.`]
-      : [];
+    const companionNote = companions.length ? [`Also on the program: ${companions.map((companion) => companion.name.toLowerCase()).join(' and ')}.`] : [];
     this.rows.events.push({
       id,
       attractionId: listing.id,
@@ -240,17 +242,27 @@ class DirectoryGenerator {
     });
   }
 
+  /**
+   * One to three of the kind's offers, each with the kind's weekly hours in the city's zone across
+   * the 2027 season. Schedule details come from a faker of their own: the main one makes the same
+   * draws as before services had schedules, so every other seeded row stays as it was.
+   */
   private addServices(listing: Listing): void {
-    const { faker } = this;
-    const { service } = listing.profile;
-    const hours = faker.helpers.arrayElements(service.startHours, servicesPerAttraction).sort((a, b) => a - b);
-    for (const hour of hours) {
+    const { faker, scheduleFaker } = this;
+    const { service, season } = listing.profile;
+    const offers = faker.helpers.arrayElements(service.offers, servicesPerAttraction).sort((a, b) => service.offers.indexOf(a) - service.offers.indexOf(b));
+    for (const offer of offers) {
       this.rows.services.push({
         id: this.id('service'),
-        name: `${service.label} ${pad(hour)}:00 – ${listing.name}`,
+        name: `${offer.label} – ${listing.name}`,
         attractionId: listing.id,
         durationMinutes: faker.helpers.arrayElement(service.minutes),
         capacity: faker.number.int(service.capacity),
+        timezone: listing.city.timezone,
+        slotMinutes: scheduleFaker.helpers.arrayElement(offer.slotMinutes),
+        seasonStart: new Date(Date.UTC(scheduleSeason, season.from[0] - 1, season.from[1])),
+        seasonEnd: new Date(Date.UTC(scheduleSeason, season.to[0] - 1, season.to[1])),
+        openingHours: offer.hours.flatMap((hours) => hours.days.map((weekday) => ({ weekday, opens: hours.opens, closes: hours.closes }))),
         createdAt: seededAt,
         updatedAt: seededAt,
       });

@@ -4,8 +4,26 @@
 export const attractionNameTemplates = ['{adjective} {noun}', '{adjective} {place} {noun}', "{surname}'s {noun}", '{city} {noun}'];
 
 export const adjectives = [
-  'Nightmare', 'Spooky', 'Haunted', 'Midnight', 'Shadow', 'Raven', 'Crimson', 'Wicked', 'Ghostly', 'Moonlit',
-  'Cursed', 'Howling', 'Bone', 'Lantern', 'Witching', 'Grim', 'Eerie', 'Twilight', 'Blackwood', 'Hallowed',
+  'Nightmare',
+  'Spooky',
+  'Haunted',
+  'Midnight',
+  'Shadow',
+  'Raven',
+  'Crimson',
+  'Wicked',
+  'Ghostly',
+  'Moonlit',
+  'Cursed',
+  'Howling',
+  'Bone',
+  'Lantern',
+  'Witching',
+  'Grim',
+  'Eerie',
+  'Twilight',
+  'Blackwood',
+  'Hallowed',
 ];
 
 export const places = ['Hollow', 'Creek', 'Ridge', 'Valley', 'Grove', 'Pines', 'Woods', 'Bend', 'Hill', 'Marsh'];

@@ -30,10 +30,6 @@ const updateSchema = z
   .object({ url: url.optional(), events: eventList.optional(), description: description.optional(), enabled: z.boolean().optional() })
   .refine((input) => Object.values(input).some((value) => value !== undefined), { message: 'Send at least one of url, events, description, enabled.' });
 
-function withoutNulls<T extends object>(input: T): T {
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null)) as T;
-}
-
 function accountOf(context: Context): string {
   return context.principal!.accountId;
 }
@@ -63,7 +59,7 @@ export async function findOwnEndpoint(context: Context, id: string): Promise<Web
 
 /** Creates an endpoint; the returned secret is the only time it is shown. */
 export async function createEndpoint(context: Context, rawInput: unknown): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-  const input = parseInput(createSchema, withoutNulls(rawInput as object));
+  const input = parseInput(createSchema, rawInput);
   const events = input.events ?? [];
   requireScopeForEvents(context, events);
   const url = await checkedUrl(context, input.url);
@@ -91,7 +87,7 @@ export async function createEndpoint(context: Context, rawInput: unknown): Promi
 }
 
 export async function updateEndpoint(context: Context, id: string, rawInput: unknown): Promise<WebhookEndpoint> {
-  const input = parseInput(updateSchema, withoutNulls(rawInput as object));
+  const input = parseInput(updateSchema, rawInput);
   const current = await findOwnEndpoint(context, id);
   // Aiming an endpoint that receives booking events elsewhere is as good as registering one.
   if (input.events !== undefined || input.url !== undefined) requireScopeForEvents(context, input.events ?? (current.events as WebhookEventType[]));

@@ -1,8 +1,9 @@
 import type { WebhookEndpoint } from '../../generated/prisma/client.js';
 import { builder } from '../../graphql/builder.js';
+import { upperCaseEnum } from '../../graphql/enums.js';
 import { createEndpoint, deleteEndpoint, findOwnEndpoint, redeliver, rotateEndpointSecret, updateEndpoint } from './endpoints.js';
 
-const DeliveryStatus = builder.enumType('WebhookDeliveryStatus', { values: ['pending', 'succeeded', 'failed'] as const });
+const DeliveryStatus = upperCaseEnum('WebhookDeliveryStatus', ['pending', 'succeeded', 'failed']);
 
 builder.prismaObject('WebhookAttempt', {
   fields: (t) => ({
@@ -62,7 +63,7 @@ const EndpointWithSecret = builder.objectRef<{ endpoint: WebhookEndpoint; secret
 
 const CreateInput = builder.inputType('CreateWebhookEndpointInput', {
   fields: (t) => ({
-    url: t.string(),
+    url: t.string({ required: true }),
     events: t.stringList(),
     description: t.string(),
   }),

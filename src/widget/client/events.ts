@@ -1,7 +1,7 @@
 import type { Settings } from './settings.js';
 import { webUrl } from './settings.js';
 
-/** The part of a directory event (CONTRACT.md, snake_case) that the widget shows. */
+/** The part of a directory event (as `/api/v1/events` answers it, snake_case) that the widget shows. */
 export interface WidgetEvent {
   id: string;
   title: string;
@@ -17,9 +17,7 @@ export interface WidgetEvent {
   image: { url: string; width: number | null; height: number | null; alt: string } | null;
 }
 
-export type LoadResult =
-  | { kind: 'events'; events: WidgetEvent[] }
-  | { kind: 'error'; message: string; retry: boolean };
+export type LoadResult = { kind: 'events'; events: WidgetEvent[] } | { kind: 'error'; message: string; retry: boolean };
 
 const requestedFields = 'title,city,venue,starts_at,ends_at,timezone,price_min,price_max,currency,url';
 const timeoutMs = 15_000;
@@ -72,7 +70,7 @@ export function eventsUrl(settings: Settings, apiBase: string, today: Date): str
 /** What the visitor reads; the site owner gets the technical detail in the console. */
 function messageForProblem(status: number, code: string, detail: string): { message: string; retry: boolean } {
   if (status === 401) return { message: 'This events widget has an invalid token, so it cannot show events.', retry: false };
-  if (code === 'origin_not_allowed') return { message: 'This website is not allowed to show these events.', retry: false };
+  if (code === 'origin_not_allowed') return { message: `This widget token is not allowed on ${location.origin}, so it cannot show events here.`, retry: false };
   if (status === 403) return { message: 'This events widget is not allowed to read events.', retry: false };
   if (status === 400) return { message: `This events widget is set up wrongly${detail ? `: ${detail}` : '.'}`, retry: false };
   if (status === 429) return { message: 'Too many requests right now. Please try again in a minute.', retry: true };

@@ -3,19 +3,12 @@ import { formatPrice, formatWhen } from './format.js';
 import { css } from './styles.js';
 import { categoryLabel, type Settings } from './settings.js';
 
-export type ViewState =
-  | { kind: 'loading' }
-  | { kind: 'events'; events: WidgetEvent[] }
-  | { kind: 'error'; message: string; retry: boolean };
+export type ViewState = { kind: 'loading' } | { kind: 'events'; events: WidgetEvent[] } | { kind: 'error'; message: string; retry: boolean };
 
 type Child = Node | string | null | false;
 
 /** Builds an element; text always goes in as text nodes, so data from the API can never become markup. */
-function h<Tag extends keyof HTMLElementTagNameMap>(
-  tag: Tag,
-  attributes: Record<string, string | undefined> = {},
-  children: Child[] = [],
-): HTMLElementTagNameMap[Tag] {
+function h<Tag extends keyof HTMLElementTagNameMap>(tag: Tag, attributes: Record<string, string | undefined> = {}, children: Child[] = []): HTMLElementTagNameMap[Tag] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) if (value !== undefined) element.setAttribute(name, value);
   for (const child of children) if (child) element.append(child);
@@ -42,9 +35,7 @@ function eventImage(image: NonNullable<WidgetEvent['image']>, item: HTMLLIElemen
 
 function eventItem(event: WidgetEvent, now: Date): HTMLLIElement {
   const item = h('li', { class: event.image ? 'event has-image' : 'event' });
-  const title = event.url
-    ? h('a', { href: event.url, target: '_blank', rel: 'noopener' }, [event.title, h('span', { class: 'hidden' }, [' (opens in a new tab)'])])
-    : event.title;
+  const title = event.url ? h('a', { href: event.url, target: '_blank', rel: 'noopener' }, [event.title, h('span', { class: 'hidden' }, [' (opens in a new tab)'])]) : event.title;
   const where = [event.venue, event.city].filter(Boolean).join(', ');
   const price = formatPrice(event.priceMin, event.priceMax, event.currency);
   item.append(
@@ -142,7 +133,14 @@ export function mountView(root: ShadowRoot, settings: Settings, retry: () => voi
       button?.addEventListener('click', retry);
       const now = new Date();
       // role=list: Safari drops list semantics from lists styled with list-style:none.
-      const list = kind === 'events' ? h('ul', { class: 'events', role: 'list' }, events.map((event) => eventItem(event, now))) : null;
+      const list =
+        kind === 'events'
+          ? h(
+              'ul',
+              { class: 'events', role: 'list' },
+              events.map((event) => eventItem(event, now)),
+            )
+          : null;
       const shown = list ?? button;
       content.replaceChildren(...(shown ? [shown] : []));
     },

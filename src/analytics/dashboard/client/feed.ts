@@ -36,10 +36,13 @@ export function startFeed(options: {
     if (stopped || retryTimer) return;
     options.onStatus('reconnecting');
     void client?.dispose();
-    retryTimer = setTimeout(() => {
-      retryTimer = undefined;
-      void resume();
-    }, retryDelaysMs[Math.min(failures++, retryDelaysMs.length - 1)]);
+    retryTimer = setTimeout(
+      () => {
+        retryTimer = undefined;
+        void resume();
+      },
+      retryDelaysMs[Math.min(failures++, retryDelaysMs.length - 1)],
+    );
   };
 
   /** Without an event to resume after, a new subscription would stream only what comes next. */

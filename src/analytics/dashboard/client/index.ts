@@ -98,10 +98,14 @@ function showRateLimit(state: RateLimitState) {
 
 function showAlerts(alerts: Alert[]) {
   const describe = (alert: Alert) =>
-    alert.metric === 'daily_requests'
+    alert.metric === 'DAILY_REQUESTS'
       ? `${alert.value.toLocaleString()} requests on the day (threshold ${alert.threshold.toLocaleString()})`
-      : `${alert.metric.replace('_', ' ')} ${(alert.value * 100).toFixed(1)} % (threshold ${(alert.threshold * 100).toFixed(0)} %)`;
-  listItems('alerts', alerts.map((alert) => item(`${time(alert.windowStart)}: ${describe(alert)}`)), 'No alerts have fired.');
+      : `${alert.metric.toLowerCase().replace('_', ' ')} ${(alert.value * 100).toFixed(1)} % (threshold ${(alert.threshold * 100).toFixed(0)} %)`;
+  listItems(
+    'alerts',
+    alerts.map((alert) => item(`${time(alert.windowStart)}: ${describe(alert)}`)),
+    'No alerts have fired.',
+  );
 }
 
 function showRoutes(routes: RouteUsage[]) {
@@ -124,7 +128,10 @@ function showUsage(buckets: Bucket[], granularity: string) {
   const data: uPlot.AlignedData = [buckets.map((bucket) => Date.parse(bucket.start) / 1000), buckets.map((bucket) => bucket.requests), buckets.map((bucket) => bucket.errors)];
   const total = buckets.reduce((sum, bucket) => sum + bucket.requests, 0);
   const container = element('usage-chart');
-  container.setAttribute('aria-label', `Requests per ${granularity}: ${total.toLocaleString()} in the range, ${buckets.reduce((sum, bucket) => sum + bucket.errors, 0).toLocaleString()} errors.`);
+  container.setAttribute(
+    'aria-label',
+    `Requests per ${granularity}: ${total.toLocaleString()} in the range, ${buckets.reduce((sum, bucket) => sum + bucket.errors, 0).toLocaleString()} errors.`,
+  );
   container.dataset['points'] = String(buckets.length);
   container.dataset['total'] = String(total);
   if (chart) {
@@ -180,7 +187,7 @@ function startDashboard(key: string) {
       // Shown before drawing: the chart takes the width of its (visible) container.
       element('login').hidden = true;
       element('dashboard').hidden = false;
-      setText('who', `Account ${data.viewer.accountId}, key ${data.viewer.key?.id ?? 'widget token'} (${data.viewer.key?.plan ?? ''} plan)`);
+      setText('who', `Account ${data.viewer.accountId}, key ${data.viewer.key?.id ?? 'widget token'} (${data.viewer.key?.plan.toLowerCase() ?? ''} plan)`);
       showUsage(data.viewer.usage.buckets, granularity.toLowerCase());
       showRoutes(data.viewer.usage.routes);
       showAlerts(data.viewer.usageAlerts);
@@ -200,7 +207,10 @@ function startDashboard(key: string) {
       return true;
     } catch (error) {
       const message = error instanceof ApiError ? error.message : 'Something went wrong.';
-      setText(first ? 'login-error' : 'error', error instanceof ApiError && error.code === 'insufficient_scope' ? 'This key needs the analytics:read and bookings:read scopes.' : message);
+      setText(
+        first ? 'login-error' : 'error',
+        error instanceof ApiError && error.code === 'insufficient_scope' ? 'This key needs the analytics:read and bookings:read scopes.' : message,
+      );
       return false;
     }
   }
@@ -216,11 +226,15 @@ function startDashboard(key: string) {
     element<HTMLInputElement>('key').focus();
   };
 
-  element<HTMLFormElement>('controls').addEventListener('change', () => {
-    granularity = element<HTMLInputElement>('granularity-hour').checked ? 'HOUR' : 'MINUTE';
-    range = element<HTMLSelectElement>('range').value === 'day' ? 'day' : 'hour';
-    void refresh(false);
-  }, { signal: session.signal });
+  element<HTMLFormElement>('controls').addEventListener(
+    'change',
+    () => {
+      granularity = element<HTMLInputElement>('granularity-hour').checked ? 'HOUR' : 'MINUTE';
+      range = element<HTMLSelectElement>('range').value === 'day' ? 'day' : 'hour';
+      void refresh(false);
+    },
+    { signal: session.signal },
+  );
   element('sign-out').addEventListener('click', signOut, { signal: session.signal });
 
   window.addEventListener('resize', () => chart?.setSize({ width: Math.max(280, element('usage-chart').clientWidth), height: chartHeight }), { signal: session.signal });

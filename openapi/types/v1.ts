@@ -1,0 +1,2937 @@
+/** Types of the booking service, /v1 (v1.json), written by `npm run generate:client`: do not edit. */
+
+export interface paths {
+    "/v1/admin/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List accounts
+         * @description Needs the `admin` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `AdminListAccounts`.
+         */
+        get: operations["listAccounts"];
+        put?: never;
+        /**
+         * Create an account
+         * @description Needs the `admin` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `AdminCreateAccount`.
+         */
+        post: operations["createAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/api_keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description Needs the `admin` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `AdminListApiKeys`.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Issues `<KEY_ID>.<SECRET>` for an account. Only a hash of the secret is stored. Enterprise keys also get an HMAC `signing_secret`; `require_signature` is enterprise-only.
+         *
+         *     Needs the `admin` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `AdminCreateApiKey`.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/api_keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Revoked keys get 401 at once on the instance that revoked them, and within 5 s on every other instance (the credential cache).
+         *
+         *     Needs the `admin` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `AdminRevokeApiKey`.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/api_keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key
+         * @description Replaces the secret; the old one stops working.
+         *
+         *     Needs the `admin` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `AdminRotateApiKey`.
+         */
+        post: operations["rotateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/api_keys/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage of any API key
+         * @description The report of `GET /v1/usage` for any key.
+         *
+         *     Needs the `admin` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `ApiKeyUsage`.
+         */
+        get: operations["getApiKeyUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a service
+         * @description A bookable offering of an attraction with its schedule: `timezone` (IANA), `slot_minutes`, the season (`season_start` … `season_end`, local days, inclusive) and weekly `opening_hours` (ISO `weekday`, local `opens` and `closes` as `HH:MM`; a `closes` earlier than `opens` runs past midnight). Every field is checked: an unknown zone, a time such as `25:00`, a season that ends before it starts or an opening shorter than one visit give 422 with field errors.
+         *
+         *     Needs the `admin` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `AdminCreateService`.
+         */
+        post: operations["createService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/services/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a service
+         * @description Changes any of the fields of a service; `opening_hours` replaces every opening. A schedule change never cancels or moves a confirmed booking: bookings keep their slot, and only new bookings and reschedules follow the new schedule.
+         *
+         *     Needs the `admin` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `AdminUpdateService`.
+         */
+        patch: operations["updateService"];
+        trace?: never;
+    };
+    "/v1/admin/widget_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List widget tokens
+         * @description Needs the `admin` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `AdminListWidgetTokens`.
+         */
+        get: operations["listWidgetTokens"];
+        put?: never;
+        /**
+         * Create a widget token
+         * @description A public `wt_…` token for the embeddable widget: it reads the directory only, only from its `allowed_origins`, within its own per-minute limit.
+         *
+         *     Needs the `admin` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `AdminCreateWidgetToken`.
+         */
+        post: operations["createWidgetToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/widget_tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a widget token
+         * @description Needs the `admin` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `AdminRevokeWidgetToken`.
+         */
+        delete: operations["revokeWidgetToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/booking_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List booking events
+         * @description The account's booking events, oldest first: `booking.created`, `booking.updated` (a change that changed something) and `booking.cancelled`, each written in the same transaction as its change.
+         *
+         *     Needs the `bookings:read` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `ListBookingEvents`.
+         */
+        get: operations["listBookingEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bookings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List bookings
+         * @description The account's bookings by `start_time`, then id. `Last-Modified` is the last change of any booking of the account.
+         *
+         *     Needs the `bookings:read` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `ListBookings`.
+         */
+        get: operations["listBookings"];
+        put?: never;
+        /**
+         * Create a booking
+         * @description Books `party_size` places (default 1) in a slot of the service: `start_time` must be one of the times `GET /v1/services/{id}/availability` lists, that has not started (422 `not_a_slot` or `in_past` on `start_time`). At most `capacity` places of a slot are taken, whatever number of clients book at once; fewer places left than `party_size` gives 409 `slot_full`.
+         *
+         *     `Idempotency-Key` is honoured for 24 h per account: the same key with the same body answers 201 again with the first answer as it was sent (later changes to the booking do not show) and `Idempotent-Replayed: true`, creating nothing; with another body it gives 422 `idempotency_key_reused`. A retry sent while the first request is still running waits for it and replays its result. Only successful creates are remembered, so a retry after an error (such as `slot_full`) runs again.
+         *
+         *     Needs the `bookings:write` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `CreateBooking`.
+         */
+        post: operations["createBooking"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bookings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a booking
+         * @description Needs the `bookings:read` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `GetBooking`.
+         */
+        get: operations["getBooking"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a booking
+         * @description Cancels the booking and frees its place; the record is kept. A repeated DELETE answers 200 with the cancelled booking and logs no second event.
+         *
+         *     Needs the `bookings:write` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `CancelBooking`.
+         */
+        delete: operations["cancelBooking"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a booking
+         * @description Changes any of `start_time`, `service_id`, `party_size` and `customer`. A change logs `booking.updated`; a PATCH that changes nothing logs nothing. The new slot must be a slot of the service that has not started, with `party_size` places left besides the ones this booking holds.
+         *
+         *     Needs the `bookings:write` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `UpdateBooking`.
+         */
+        patch: operations["updateBooking"];
+        trace?: never;
+    };
+    "/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["getBookingServiceOpenApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List services
+         * @description Bookable offerings, by id.
+         *
+         *     Needs an API key, of any scope.
+         *
+         *     Runs the GraphQL operation `ListServices`.
+         */
+        get: operations["listServices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/services/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a service
+         * @description Needs an API key, of any scope.
+         *
+         *     Runs the GraphQL operation `GetService`.
+         */
+        get: operations["getService"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/services/{id}/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List free slots
+         * @description Every slot of the service starting on the local days `start_date` … `end_date` (in the service's `timezone`, both inclusive, at most 31 days) that has not started, oldest first, with the places it has (`capacity`) and the places left (`remaining`).
+         *
+         *     Slots start at `opens + k × slot_minutes` local time on each season day with opening hours, while the visit (`duration_minutes`) ends by `closes`. On the night clocks go back a repeated local time has two slots; on the night they go forward a missing one has none. A booking, a cancel or a reschedule changes the answer at once, so pages can poll it with `If-None-Match`.
+         *
+         *     Needs the `bookings:read` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `ServiceAvailability`.
+         */
+        get: operations["getServiceAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage of the calling key
+         * @description Requests, errors, mean latency and bytes of the calling API key per minute, hour or day, and a breakdown per route. Every REST request, GraphQL request and graphql-ws operation of the key counts. Usage is written in batches, so the newest requests appear within one flush interval (10 s by default).
+         *
+         *     Needs the `analytics:read` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `ViewerUsage`.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook_endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The account's endpoints (not deleted ones), by id, without secrets.
+         *
+         *     Needs the `webhooks:manage` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `ListWebhookEndpoints`.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Registers a URL to receive the account's booking events (all kinds, or those in `events`), each as a signed `POST` per Standard Webhooks (see the `bookingEvent` webhook). The answer carries the signing `secret`, shown only now.
+         *
+         *     Deliveries are queued in the transaction that logs the event, so none is lost. A 2xx answer within 10 s ends a delivery; anything else is retried, with the same `webhook-id`, after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (the server’s `WEBHOOK_RETRY_SCHEDULE`), after which the delivery is `failed`. An endpoint is sent its events in log order, one at a time. An endpoint with no successful delivery for 5 days is disabled (`enabled: false`, `disabled_reason`).
+         *
+         *     Needs the `webhooks:manage` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `CreateWebhookEndpoint`.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook_endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description The endpoint, without its secret.
+         *
+         *     Needs the `webhooks:manage` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `GetWebhookEndpoint`.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description It receives nothing more; its pending deliveries become `failed`.
+         *
+         *     Needs the `webhooks:manage` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `DeleteWebhookEndpoint`.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the URL, kinds, description or `enabled`. Deliveries already queued keep going to the endpoint, at its new URL.
+         *
+         *     Needs the `webhooks:manage` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `UpdateWebhookEndpoint`.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/v1/webhook_endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description The endpoint's deliveries, newest first, each with its attempts (status or error, duration).
+         *
+         *     Needs the `webhooks:manage` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `ListWebhookDeliveries`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Queues a `succeeded` or `failed` delivery for another attempt now, with the same `webhook-id` and the same body (a new timestamp and signature).
+         *
+         *     Needs the `webhooks:manage` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `RedeliverWebhookDelivery`.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook_endpoints/{id}/rotate_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description Makes a new signing secret, shown only in this answer. For the next 24 h every delivery carries two signatures in `webhook-signature` (new secret and old), so the receiver can switch at its own pace; then only the new one.
+         *
+         *     Needs the `webhooks:manage` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `RotateWebhookEndpointSecret`.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    bookingEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking event, delivered to your endpoint
+         * @description One `POST` per event and endpoint, signed per Standard Webhooks (verify with any Standard Webhooks library and the endpoint's `whsec_…` secret; refuse timestamps far from now). The body is the event exactly as `GET /v1/booking_events` lists it.
+         *
+         *     - Answer 2xx within 10 s to end the delivery. Anything else, or no answer in time, is retried with the same `webhook-id` after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (configurable on the server with `WEBHOOK_RETRY_SCHEDULE`); after the last, the delivery is `failed`.
+         *     - Delivery is at least once: after a crash or a timeout the same `webhook-id` may come again, so deduplicate on it. Each endpoint gets its events in log order.
+         *     - An endpoint without a successful delivery for 5 days is disabled.
+         *     - Redirects are not followed. Hosts resolving to private, loopback or link-local addresses are refused at every attempt, on the address actually connected to.
+         */
+        post: operations["receiveBookingEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    usageAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A usage alert of one of the account's keys, delivered to your endpoint
+         * @description Sent to endpoints whose `events` include `api_key.usage_alert` (or are empty), signed and retried exactly like booking events, in order with them.
+         */
+        post: operations["receiveUsageAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: {
+        AdminAccount: {
+            /** @example acct_4Nq2hXb8Yw1cVt0Rz9LmPe */
+            id: string;
+            name: string;
+            created_at: components["schemas"]["DateTime"];
+        };
+        AdminApiKey: {
+            /** @example key_7Hc2Vb9Qx0LmNw3Rt8YsKd */
+            id: string;
+            account_id: string;
+            name: string | null;
+            plan: components["schemas"]["Plan"];
+            /** @description `admin` implies every other scope. */
+            scopes: ("bookings:read" | "bookings:write" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
+            /** @description Origins whose browser pages may call with this key (CORS). Requests from other origins get 403 `origin_not_allowed`. */
+            allowed_origins: string[];
+            /** @description IPv4 and IPv6 addresses or CIDRs; empty allows any address. Others get 403 `ip_not_allowed`. */
+            ip_allowlist: string[];
+            /** @description Unlimited until 2027-07-31 23:59:59 America/Chicago (2027-08-01T04:59:59Z), then the plan's limit. */
+            promo: boolean;
+            /** @description Unsigned requests get 401 `invalid_signature`. */
+            require_signature: boolean;
+            /** @description The key has a signing secret and may sign requests (X-Signature). */
+            signing_enabled: boolean;
+            created_at: components["schemas"]["DateTime"];
+            expires_at: components["schemas"]["DateTime"] | null;
+            revoked_at: components["schemas"]["DateTime"] | null;
+        };
+        AdminIssuedApiKey: {
+            /** @example key_7Hc2Vb9Qx0LmNw3Rt8YsKd */
+            id: string;
+            account_id: string;
+            name: string | null;
+            plan: components["schemas"]["Plan"];
+            /** @description `admin` implies every other scope. */
+            scopes: ("bookings:read" | "bookings:write" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
+            /** @description Origins whose browser pages may call with this key (CORS). Requests from other origins get 403 `origin_not_allowed`. */
+            allowed_origins: string[];
+            /** @description IPv4 and IPv6 addresses or CIDRs; empty allows any address. Others get 403 `ip_not_allowed`. */
+            ip_allowlist: string[];
+            /** @description Unlimited until 2027-07-31 23:59:59 America/Chicago (2027-08-01T04:59:59Z), then the plan's limit. */
+            promo: boolean;
+            /** @description Unsigned requests get 401 `invalid_signature`. */
+            require_signature: boolean;
+            /** @description The key has a signing secret and may sign requests (X-Signature). */
+            signing_enabled: boolean;
+            created_at: components["schemas"]["DateTime"];
+            expires_at: components["schemas"]["DateTime"] | null;
+            revoked_at: components["schemas"]["DateTime"] | null;
+            /**
+             * @description The whole credential, `<KEY_ID>.<SECRET>`, for `Authorization: Bearer …`.
+             * @example key_7Hc2Vb9Qx0LmNw3Rt8YsKd.sk_Q3xZ…
+             */
+            key: string;
+            /** @description HMAC signing secret (`hs_…`) where signing is on (enterprise keys), else null. */
+            signing_secret: string | null;
+        };
+        AdminWidgetToken: {
+            /** @description The token itself (`wt_…`); it is public and goes into the widget's `token` option. */
+            id: string;
+            account_id: string;
+            name: string | null;
+            /** @description The only origins the token works from. */
+            allowed_origins: string[];
+            rate_limit_per_minute: number;
+            created_at: components["schemas"]["DateTime"];
+            revoked_at: components["schemas"]["DateTime"] | null;
+        };
+        Booking: {
+            /** @example bk_3Jd9QkZp1Xc7Vb2Nm8LtRw */
+            id: string;
+            status: components["schemas"]["BookingStatus"];
+            /** @example svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc */
+            service_id: string;
+            start_time: components["schemas"]["DateTime"];
+            /** @description startTime plus the duration of the service when the slot was booked. */
+            end_time: components["schemas"]["DateTime"];
+            /** @description Places the booking takes in its slot. */
+            party_size: number;
+            customer: {
+                /** @example Ada Lovelace */
+                name: string;
+                /** @example ada@example.com */
+                email: string;
+            };
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            cancelled_at: components["schemas"]["DateTime"] | null;
+        };
+        /** @description One booking change, the same body webhooks deliver. */
+        BookingEvent: {
+            /** @example msg_2Wq8Ls1Df6Gh0Jk4Za9Xc */
+            id: string;
+            /**
+             * @description booking.created, booking.updated or booking.cancelled, as in webhooks.
+             * @enum {string}
+             */
+            event: "booking.created" | "booking.updated" | "booking.cancelled";
+            created: components["schemas"]["DateTime"];
+            /** @description The booking as it was after the change. */
+            data: components["schemas"]["Booking"];
+        };
+        /**
+         * @description `confirmed` → `cancelled` is the only transition; `cancelled` is final.
+         * @enum {string}
+         */
+        BookingStatus: "cancelled" | "confirmed";
+        CreateAccountInput: {
+            name: string;
+        };
+        CreateApiKeyInput: {
+            account_id: string;
+            /** @description Origins (https://shop.example) that may call with this key from a browser. */
+            allowed_origins?: string[];
+            /** @description IPv4 and IPv6 addresses or CIDRs; empty allows any address. */
+            ip_allowlist?: string[];
+            name?: string;
+            plan: components["schemas"]["Plan"];
+            /** @description Unlimited until 2027-07-31 23:59:59 America/Chicago, then the plan limit. */
+            promo?: boolean;
+            /** @description Only on the enterprise plan. */
+            require_signature?: boolean;
+            /** @description At least one; `admin` implies every other scope. */
+            scopes: ("bookings:read" | "bookings:write" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
+        };
+        CreateBookingInput: {
+            customer: {
+                email: string;
+                name: string;
+            };
+            /** @description Places to take in the slot: 1 (the default) up to the capacity of the service. */
+            party_size?: number;
+            /** @description A `svc_…` id; an unknown one gives 422 naming `service_id`. */
+            service_id: string;
+            /** @description A start time of the service: not in the past and at most 731 days ahead. */
+            start_time: components["schemas"]["DateTime"];
+        };
+        CreateServiceInput: {
+            attraction_id: string;
+            /** @description Places per slot. */
+            capacity: number;
+            /** @description Length of one visit; every opening must be at least this long. */
+            duration_minutes: number;
+            name: string;
+            opening_hours: {
+                /** @description Local time, HH:MM; earlier than opens means after midnight. */
+                closes: string;
+                /** @description Local time, HH:MM. */
+                opens: string;
+                /** @description ISO weekday: 1 = Monday … 7 = Sunday. */
+                weekday: number;
+            }[];
+            /** @description Last local day of the season, not before seasonStart. */
+            season_end: components["schemas"]["Date"];
+            /** @description First local day of the season. */
+            season_start: components["schemas"]["Date"];
+            /** @description Minutes between two slot starts, 5 to 1440. */
+            slot_minutes: number;
+            /** @description The attraction's IANA time zone, such as America/Chicago. */
+            timezone: string;
+        };
+        CreateWebhookEndpointInput: {
+            /** @description At most 500 characters. */
+            description?: string;
+            /** @description Kinds to deliver; left out or empty means all. */
+            events?: ("booking.created" | "booking.updated" | "booking.cancelled" | "api_key.usage_alert")[];
+            /** @description `https` (or `http`), without credentials, at most 2,048 characters. A host that resolves to a private, loopback or link-local address gives 422 (unless the server runs with `WEBHOOK_ALLOW_PRIVATE=1`). */
+            url: string;
+        };
+        CreateWidgetTokenInput: {
+            account_id: string;
+            /** @description At least one: the only origins the token works from. */
+            allowed_origins: string[];
+            name?: string;
+            /** @description 1 to 1,000,000; 600 when left out. */
+            rate_limit_per_minute?: number;
+        };
+        /**
+         * Format: date
+         * @description A calendar date, `YYYY-MM-DD`.
+         */
+        Date: string;
+        /**
+         * Format: date-time
+         * @description ISO 8601 in UTC with `Z` and seconds (`2027-10-31T19:00:00Z`); no other offset, and a real calendar date.
+         */
+        DateTime: string;
+        FieldError: {
+            /** @description The query parameter, or the dotted snake_case path in the body (`customer.email`). */
+            field: string;
+            /**
+             * @example required
+             * @example invalid
+             * @example unknown_field
+             */
+            code: string;
+            message: string;
+        };
+        /**
+         * @description Requests per minute: free 100, pro 1,000, business 10,000, enterprise 10,000 (and HMAC signing).
+         * @enum {string}
+         */
+        Plan: "business" | "enterprise" | "free" | "pro";
+        /** @description RFC 9457 problem details. */
+        Problem: {
+            /** Format: uri */
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /**
+             * @description Stable snake_case error code.
+             * @enum {string}
+             */
+            code: "booking_cancelled" | "delivery_pending" | "idempotency_key_in_use" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_json" | "invalid_parameter" | "invalid_request" | "invalid_signature" | "ip_not_allowed" | "key_revoked" | "method_not_allowed" | "not_acceptable" | "not_found" | "origin_not_allowed" | "payload_too_large" | "query_too_complex" | "rate_limited" | "replayed_request" | "service_unavailable" | "signature_expired" | "slot_full" | "too_many_endpoints" | "too_many_subscriptions" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
+            /** @description The `X-Request-Id` of the request. */
+            request_id: string;
+            errors?: components["schemas"]["FieldError"][];
+        };
+        Service: {
+            /** @example svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc */
+            id: string;
+            /** @example Timed entry, 19:00 */
+            name: string;
+            attraction_id: string;
+            duration_minutes: number;
+            /** @description Places (party sizes of confirmed bookings) per slot. */
+            capacity: number;
+            /** @description The attraction's IANA time zone; opening hours and season are in its local time. */
+            timezone: string;
+            /** @description Minutes between two slot starts. */
+            slot_minutes: number;
+            /** @description First day of the season, local, inclusive. */
+            season_start: components["schemas"]["Date"];
+            /** @description Last day of the season, local, inclusive. */
+            season_end: components["schemas"]["Date"];
+            opening_hours: {
+                /** @description ISO weekday: 1 = Monday … 7 = Sunday; the day the opening opens on. */
+                weekday: number;
+                /** @description Local time, HH:MM. */
+                opens: string;
+                /** @description Local time, HH:MM; earlier than opens means after midnight. */
+                closes: string;
+            }[];
+        };
+        /** @description Any of the fields; the ones left out keep their values. A change of slot must find a free place there. */
+        UpdateBookingInput: {
+            /** @description The customer fields to change; those left out stay. */
+            customer?: {
+                email?: string;
+                name?: string;
+            };
+            /** @description Places to take instead, up to the capacity of the service. */
+            party_size?: number;
+            service_id?: string;
+            /** @description A slot of the service that has not started. */
+            start_time?: components["schemas"]["DateTime"];
+        };
+        /** @description At least one field; those left out stay. Confirmed bookings keep their slot whatever changes. */
+        UpdateServiceInput: {
+            attraction_id?: string;
+            capacity?: number;
+            duration_minutes?: number;
+            name?: string;
+            /** @description Replaces every opening. */
+            opening_hours?: {
+                /** @description Local time, HH:MM; earlier than opens means after midnight. */
+                closes: string;
+                /** @description Local time, HH:MM. */
+                opens: string;
+                /** @description ISO weekday: 1 = Monday … 7 = Sunday. */
+                weekday: number;
+            }[];
+            season_end?: components["schemas"]["Date"];
+            season_start?: components["schemas"]["Date"];
+            slot_minutes?: number;
+            timezone?: string;
+        };
+        /** @description Any of the fields; the ones left out keep their values. */
+        UpdateWebhookEndpointInput: {
+            description?: string;
+            /** @description `true` also clears the failure streak that disabled the endpoint. */
+            enabled?: boolean;
+            events?: ("booking.created" | "booking.updated" | "booking.cancelled" | "api_key.usage_alert")[];
+            /** @description Checked as on creation. */
+            url?: string;
+        };
+        /** @description An alert rule of one of the account's keys fired; sent once per rule and window. */
+        UsageAlertEvent: {
+            /** @description A `msg_…` id, the webhook-id. */
+            id: string;
+            /** @constant */
+            event: "api_key.usage_alert";
+            created: components["schemas"]["DateTime"];
+            data: {
+                /** @description The `ual_…` alert, as listed by `viewer { usageAlerts }`. */
+                id: string;
+                api_key_id: string;
+                rule_id: string;
+                /** @enum {string} */
+                metric: "rate_limit_share" | "daily_requests" | "error_rate";
+                threshold: number;
+                /** @description The window of an error_rate rule; null for the others. */
+                window_minutes: number | null;
+                /** @description The measure that reached the threshold: a share from 0 to 1, or a number of requests. */
+                value: number;
+                window_start: components["schemas"]["DateTime"];
+                window_end: components["schemas"]["DateTime"];
+                created_at: components["schemas"]["DateTime"];
+            };
+        };
+        /**
+         * @description Length of each bucket (UTC hours and days). A range may hold at most 1,500 buckets.
+         * @enum {string}
+         */
+        UsageGranularity: "day" | "hour" | "minute";
+        UsageReport: {
+            /** @example key_4Nq2hXb8Yw1cVt0Rz9LmPe */
+            api_key_id: string;
+            from: components["schemas"]["DateTime"];
+            to: components["schemas"]["DateTime"];
+            granularity: components["schemas"]["UsageGranularity"];
+            /** @description Every period of the range, oldest first, empty ones included. */
+            buckets: {
+                /** @description Start of the minute, hour or day. */
+                start: components["schemas"]["DateTime"];
+                requests: number;
+                /** @description Requests answered with a 4xx or 5xx status. */
+                errors: number;
+                /** @description Mean time from request to last byte sent; 0 without requests. */
+                average_latency_ms: number;
+                /** @description Response body bytes. */
+                bytes: number;
+            }[];
+            /** @description Totals per route, busiest first. */
+            routes: {
+                /**
+                 * @description A REST route template (`GET /v1/bookings/:id`), `graphql:<operationName>` (`graphql:anonymous` without a name), or `unmatched`.
+                 * @example GET /api/v1/events
+                 */
+                route: string;
+                requests: number;
+                /** @description Requests answered with a 4xx or 5xx status. */
+                errors: number;
+                /** @description Mean time from request to last byte sent; 0 without requests. */
+                average_latency_ms: number;
+                /** @description Response body bytes. */
+                bytes: number;
+            }[];
+        };
+        WebhookDelivery: {
+            /** @example whd_1Pz6Nw4Kc8Xq2Vb0Lm7RtY */
+            id: string;
+            /** @description The msg_… id: the webhook-id header of every attempt. */
+            event_id: string;
+            /** @enum {string} */
+            event: "booking.created" | "booking.updated" | "booking.cancelled" | "api_key.usage_alert";
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            attempt_count: number;
+            /** @description When `pending`: the next attempt. */
+            next_attempt_at: components["schemas"]["DateTime"] | null;
+            created_at: components["schemas"]["DateTime"];
+            completed_at: components["schemas"]["DateTime"] | null;
+            attempts: {
+                attempt_number: number;
+                started_at: components["schemas"]["DateTime"];
+                duration_ms: number | null;
+                /** @description The receiver's HTTP status; `null` when it gave none (timeout, refused connection). */
+                response_status: number | null;
+                /** @description Why no answer came, when none did. */
+                error: string | null;
+            }[];
+        };
+        /**
+         * @description `succeeded` after a 2xx; `failed` after the last retry (or when the endpoint was deleted).
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "failed" | "pending" | "succeeded";
+        WebhookEndpoint: {
+            /** @example we_5Tg8Kp2Xc0Vn7Lq3Rm9WsB */
+            id: string;
+            /** @example https://shop.example/hooks/hallowgate */
+            url: string;
+            description: string | null;
+            /** @description The kinds delivered; empty means all. */
+            events: ("booking.created" | "booking.updated" | "booking.cancelled" | "api_key.usage_alert")[];
+            /** @description `false` after 5 days of failed deliveries (or when set so); `PATCH {"enabled": true}` re-enables it. */
+            enabled: boolean;
+            /** @description Why the service disabled the endpoint. */
+            disabled_reason: string | null;
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+        };
+        WebhookEndpointWithSecret: {
+            /** @example we_5Tg8Kp2Xc0Vn7Lq3Rm9WsB */
+            id: string;
+            /** @example https://shop.example/hooks/hallowgate */
+            url: string;
+            description: string | null;
+            /** @description The kinds delivered; empty means all. */
+            events: ("booking.created" | "booking.updated" | "booking.cancelled" | "api_key.usage_alert")[];
+            /** @description `false` after 5 days of failed deliveries (or when set so); `PATCH {"enabled": true}` re-enables it. */
+            enabled: boolean;
+            /** @description Why the service disabled the endpoint. */
+            disabled_reason: string | null;
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            /**
+             * @description The Standard Webhooks signing secret (`whsec_` and 32 random bytes in base64). Shown only in this answer.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+    };
+    responses: {
+        /** @description A query parameter is malformed, repeated or names something unknown (`invalid_parameter`, `errors` naming it), or the body is not JSON (`invalid_json`). */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `not_found`: no such record in this account. */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The representation matches the validator sent (`If-None-Match`, `If-Modified-Since`); no body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description `payload_too_large`: the body is over the size limit. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `service_unavailable`: the database is busy or unreachable; nothing was changed. Retry after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `rate_limited`: over the credential’s per-minute limit. */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No credential, or one that is malformed, unknown, revoked or expired (`unauthenticated`), or a bad request signature (`invalid_signature`, `signature_expired`, `replayed_request`). */
+        Unauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). */
+        UnprocessableContent: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `unsupported_media_type`: the body is not `application/json`. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+    };
+    parameters: {
+        /** @description The `next_cursor` of the previous page. */
+        Cursor: string;
+        /** @description An HTTP date; answers 304 when nothing in the answer is newer. */
+        IfModifiedSince: string;
+        /** @description ETags received earlier; a match answers 304. */
+        IfNoneMatch: string;
+        /** @description Page size. */
+        Limit: number;
+        /** @description The event's `msg_…` id, the same on every retry and redelivery; receivers deduplicate on it. */
+        WebhookId: string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). For 24 h after a rotation there are two, separated by a space: one with the new secret and one with the old, so a receiver verifies with either. */
+        WebhookSignature: string;
+        /** @description When this attempt was signed, in whole seconds since the Unix epoch. */
+        WebhookTimestamp: string;
+    };
+    requestBodies: never;
+    headers: {
+        /** @description `private, max-age=…`: answers differ per credential. */
+        "Cache-Control": string;
+        /** @description Strong entity tag of the exact body. */
+        ETag: string;
+        /** @description Newest update time of the records in the answer. */
+        "Last-Modified": string;
+        /** @description `<…>; rel="next"` when there is a next page. */
+        Link: string;
+        /** @description Seconds to wait before trying again. */
+        "Retry-After": string;
+        /** @description A Bearer challenge (RFC 6750) naming the error. */
+        "WWW-Authenticate": string;
+        /** @description Requests per minute allowed for the credential. */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left in the current one-minute window. */
+        "X-RateLimit-Remaining": number;
+        /** @description Unix epoch seconds at which the current window ends. */
+        "X-RateLimit-Reset": number;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    listAccounts: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of accounts, ordered by id. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminAccount"][];
+                        /** @description Another page follows. */
+                        has_more: boolean;
+                        /** @description The `cursor` of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Salem Haunts"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAccountInput"];
+            };
+        };
+        responses: {
+            /** @description The new account. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAccount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Only this account's keys. */
+                account_id?: string;
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys (revoked ones included), ordered by id; secrets are never listed. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminApiKey"][];
+                        /** @description Another page follows. */
+                        has_more: boolean;
+                        /** @description The `cursor` of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "account_id": "acct_4Nq2hXb8Yw1cVt0Rz9LmPe",
+                 *       "plan": "pro",
+                 *       "scopes": [
+                 *         "bookings:read",
+                 *         "bookings:write"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateApiKeyInput"];
+            };
+        };
+        responses: {
+            /** @description The key, with `key` (and `signing_secret` where signing is on) shown only now. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminIssuedApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, now revoked. Repeating the call changes nothing. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminApiKey"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key with its new secret (and new signing secret where signing is on), shown only now. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminIssuedApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description `key_revoked`: a revoked key cannot be rotated. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiKeyUsage: {
+        parameters: {
+            query: {
+                /** @description Start of the range, inclusive. */
+                from: components["schemas"]["DateTime"];
+                /** @description End of the range, exclusive; after `from`. */
+                to: components["schemas"]["DateTime"];
+                granularity?: components["schemas"]["UsageGranularity"];
+            };
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A `key_…` id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage report. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "attraction_id": "att_2Kd9Vx4Tq7Lm1Pz8Rc3Nb",
+                 *       "name": "Timed entry",
+                 *       "duration_minutes": 30,
+                 *       "capacity": 20,
+                 *       "timezone": "America/New_York",
+                 *       "slot_minutes": 30,
+                 *       "season_start": "2027-09-24",
+                 *       "season_end": "2027-11-01",
+                 *       "opening_hours": [
+                 *         {
+                 *           "weekday": 5,
+                 *           "opens": "19:00",
+                 *           "closes": "01:00"
+                 *         },
+                 *         {
+                 *           "weekday": 6,
+                 *           "opens": "19:00",
+                 *           "closes": "01:00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateServiceInput"];
+            };
+        };
+        responses: {
+            /** @description The new service; `Location` is its `GET /v1/services/{id}` URL. */
+            201: {
+                headers: {
+                    /** @description The new record's URL, `/v1/services/{id}`. */
+                    Location?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Service"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `svc_…` id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "capacity": 30,
+                 *       "opening_hours": [
+                 *         {
+                 *           "weekday": 6,
+                 *           "opens": "18:00",
+                 *           "closes": "02:00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateServiceInput"];
+            };
+        };
+        responses: {
+            /** @description The service after the change. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Service"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWidgetTokens: {
+        parameters: {
+            query?: {
+                /** @description Only this account's tokens. */
+                account_id?: string;
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tokens, ordered by id. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminWidgetToken"][];
+                        /** @description Another page follows. */
+                        has_more: boolean;
+                        /** @description The `cursor` of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWidgetToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "account_id": "acct_4Nq2hXb8Yw1cVt0Rz9LmPe",
+                 *       "allowed_origins": [
+                 *         "https://shop.example"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWidgetTokenInput"];
+            };
+        };
+        responses: {
+            /** @description The new token. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The token itself (`wt_…`); it is public and goes into the widget's `token` option. */
+                        id: string;
+                        account_id: string;
+                        name: string | null;
+                        /** @description The only origins the token works from. */
+                        allowed_origins: string[];
+                        rate_limit_per_minute: number;
+                        created_at: components["schemas"]["DateTime"];
+                        revoked_at: components["schemas"]["DateTime"] | null;
+                        /** @description The token itself (`wt_…`); it is public and goes into the widget's `token` option. */
+                        token: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeWidgetToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token, now revoked. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminWidgetToken"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBookingEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events logged after this `msg_…` event of the account; an unknown id gives 400. */
+                after?: string;
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description An HTTP date; answers 304 when nothing in the answer is newer. */
+                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BookingEvent"][];
+                        /** @description Another page follows. */
+                        has_more: boolean;
+                        /** @description The `cursor` of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `bookings:read`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBookings: {
+        parameters: {
+            query?: {
+                /** @description First UTC day (inclusive) on which `start_time` may fall. */
+                start_date?: components["schemas"]["Date"];
+                /** @description Last UTC day (inclusive); before `start_date` gives 400. */
+                end_date?: components["schemas"]["Date"];
+                status?: components["schemas"]["BookingStatus"];
+                /** @description Only this service's bookings. */
+                service_id?: string;
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description An HTTP date; answers 304 when nothing in the answer is newer. */
+                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of bookings. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Booking"][];
+                        /** @description Another page follows. */
+                        has_more: boolean;
+                        /** @description The `cursor` of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `bookings:read`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters chosen by the client, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "service_id": "svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc",
+                 *       "start_time": "2027-10-31T19:00:00Z",
+                 *       "party_size": 2,
+                 *       "customer": {
+                 *         "name": "Ada Lovelace",
+                 *         "email": "ada@example.com"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateBookingInput"];
+            };
+        };
+        responses: {
+            /** @description The booking, `confirmed`. */
+            201: {
+                headers: {
+                    /** @description The new record's URL, `/v1/bookings/{id}`. */
+                    Location?: string;
+                    /** @description `true` when the answer replays an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Booking"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slot_full`: the slot has fewer places left than `party_size`. `idempotency_key_in_use`: in the rare case that an earlier request with the key vanished mid-way. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `idempotency_key_reused`: the `Idempotency-Key` came before with another body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBooking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description An HTTP date; answers 304 when nothing in the answer is newer. */
+                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
+            };
+            path: {
+                /** @description A `bk_…` id of the caller's account; any other gives 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The booking. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Booking"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `bookings:read`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelBooking: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `bk_…` id of the caller's account; any other gives 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The booking, now `cancelled`. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Booking"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateBooking: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `bk_…` id of the caller's account; any other gives 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "start_time": "2027-10-31T20:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateBookingInput"];
+            };
+        };
+        responses: {
+            /** @description The booking after the change. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Booking"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description `booking_cancelled`: a cancelled booking never changes. `slot_full`: the slot has fewer places left than `party_size`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBookingServiceOpenApi: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description An `Authorization` header was sent and is not a valid credential; send none, or a valid one. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A credential was sent and is over its per-minute limit, or the address sent too many invalid ones. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listServices: {
+        parameters: {
+            query?: {
+                /** @description Only this attraction's services. */
+                attraction_id?: string;
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of services. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Service"][];
+                        /** @description Another page follows. */
+                        has_more: boolean;
+                        /** @description The `cursor` of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getService: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A `svc_…` id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Service"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getServiceAvailability: {
+        parameters: {
+            query: {
+                /** @description First local day, `YYYY-MM-DD` in the service's time zone. */
+                start_date: components["schemas"]["Date"];
+                /** @description Last local day (inclusive); before `start_date`, or more than 31 days after it, gives 400. */
+                end_date: components["schemas"]["Date"];
+            };
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A `svc_…` id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{ service_id, timezone, data }`: the slots, each `{ start_time, end_time, capacity, remaining }`. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc */
+                        service_id: string;
+                        /** @description The attraction's IANA time zone; opening hours and season are in its local time. */
+                        timezone: string;
+                        /** @description The slots starting on the local days startDate … endDate (at most 31) that have not started, oldest first. */
+                        data: {
+                            start_time: components["schemas"]["DateTime"];
+                            /** @description startTime plus the duration of the service. */
+                            end_time: components["schemas"]["DateTime"];
+                            capacity: number;
+                            /** @description capacity minus the places (party sizes) of confirmed bookings. */
+                            remaining: number;
+                        }[];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `bookings:read`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query: {
+                /** @description Start of the range, inclusive. */
+                from: components["schemas"]["DateTime"];
+                /** @description End of the range, exclusive; after `from`. */
+                to: components["schemas"]["DateTime"];
+                granularity?: components["schemas"]["UsageGranularity"];
+            };
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage report. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `analytics:read`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"][];
+                        /** @description Another page follows. */
+                        has_more: boolean;
+                        /** @description The `cursor` of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `webhooks:manage`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop.example/hooks/hallowgate",
+                 *       "events": [
+                 *         "booking.created",
+                 *         "booking.cancelled"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookEndpointInput"];
+            };
+        };
+        responses: {
+            /** @description The endpoint and its secret. */
+            201: {
+                headers: {
+                    /** @description The new record's URL, `/v1/webhook_endpoints/{id}`. */
+                    Location?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `webhooks:manage`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `too_many_endpoints`: the account has as many endpoints as it may. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description An HTTP date; answers 304 when nothing in the answer is newer. */
+                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
+            };
+            path: {
+                /** @description A `we_…` id of the caller's account; any other (or a deleted one) gives 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `webhooks:manage`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `we_…` id of the caller's account; any other (or a deleted one) gives 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint is gone. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example we_5Tg8Kp2Xc0Vn7Lq3Rm9WsB */
+                        id: string;
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `webhooks:manage`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `we_…` id of the caller's account; any other (or a deleted one) gives 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookEndpointInput"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `webhooks:manage`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A `we_…` id of the caller's account; any other (or a deleted one) gives 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"][];
+                        /** @description Another page follows. */
+                        has_more: boolean;
+                        /** @description The `cursor` of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `webhooks:manage`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `we_…` id of the caller's account; any other (or a deleted one) gives 404. */
+                id: string;
+                /** @description A delivery of this endpoint; any other gives 404. */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, `pending` again. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `webhooks:manage`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description `delivery_pending`: the delivery is still being attempted. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `we_…` id of the caller's account; any other (or a deleted one) gives 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its new secret. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `webhooks:manage`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receiveBookingEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `msg_…` id, the same on every retry and redelivery; receivers deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in whole seconds since the Unix epoch. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). For 24 h after a rotation there are two, separated by a space: one with the new secret and one with the old, so a receiver verifies with either. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BookingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything other than 2xx (including 3xx and 4xx) is retried on the schedule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveUsageAlert: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `msg_…` id, the same on every retry and redelivery; receivers deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in whole seconds since the Unix epoch. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). For 24 h after a rotation there are two, separated by a space: one with the new secret and one with the old, so a receiver verifies with either. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageAlertEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything other than 2xx is retried on the schedule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

@@ -1,0 +1,59 @@
+import { createSourceEventStream, execute, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Context } from './context.js';
+import { callerOf } from './kept-answers.js';
+
+/**
+ * Fan-out of one event to many subscribers: the selection is executed once per event for every
+ * subscriber that would get the same answer — the same document, operation, variables and caller
+ * (account, credential, scopes) — and each of them is sent that one result. Subscribers of an
+ * account that are at the same place of the log receive the same event object (the log read is
+ * shared, src/events/subscriptions.ts), which keys the results; they go when the event does.
+ * Otherwise this is graphql-js's own subscribe: the source stream per subscriber, its events mapped
+ * through `execute` with the event as the root value.
+ */
+const resultsByEvent = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+const documentIds = new WeakMap<DocumentNode, number>();
+let nextDocumentId = 0;
+
+function groupOf(args: ExecutionArgs): string {
+  let documentId = documentIds.get(args.document);
+  if (documentId === undefined) documentIds.set(args.document, (documentId = nextDocumentId++));
+  const context = args.contextValue as Context;
+  return `${documentId}\u0000${args.operationName ?? ''}\u0000${JSON.stringify(args.variableValues ?? {})}\u0000${callerOf(context.principal)}`;
+}
+
+function sharedResult(event: unknown, group: string, run: () => Promise<ExecutionResult>): Promise<ExecutionResult> {
+  if (typeof event !== 'object' || event === null) return run();
+  let byGroup = resultsByEvent.get(event);
+  if (!byGroup) resultsByEvent.set(event, (byGroup = new Map()));
+  let result = byGroup.get(group);
+  if (!result) byGroup.set(group, (result = run()));
+  return result;
+}
+
+async function* mapped(source: AsyncIterator<unknown>, args: ExecutionArgs, group: string): AsyncGenerator<ExecutionResult> {
+  try {
+    for (;;) {
+      const next = await source.next();
+      if (next.done) return;
+      yield await sharedResult(next.value, group, async () => execute({ ...args, rootValue: next.value }));
+    }
+  } finally {
+    await source.return?.();
+  }
+}
+
+async function fanOutSubscribe(args: ExecutionArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
+  const source = await createSourceEventStream(args);
+  if (!(Symbol.asyncIterator in source)) return source;
+  return mapped(source[Symbol.asyncIterator](), args, groupOf(args));
+}
+
+export function useSubscriptionFanOut(): Plugin<Context> {
+  return {
+    onSubscribe: ({ setSubscribeFn }) => {
+      setSubscribeFn(fanOutSubscribe as never);
+    },
+  };
+}

@@ -1,0 +1,314 @@
+import { getNamedType, isEnumType, isInputObjectType, typeFromAST, type DocumentNode, type GraphQLEnumType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
+import { pageSizes } from '../graphql/argument-checks.js';
+import { trustDocument } from '../graphql/trusted-documents.js';
+import { fingerprintsOf, type DataFingerprint } from '../graphql/kept-answers.js';
+import { AppError, type FieldError } from '../shared/errors.js';
+import { answerKeyAt, answerKeysOf, isConnectionType, isHiddenKey, nodeKeysOf, operationOf, type AnswerKey } from './selection.js';
+import type { OperationRoute } from './route.js';
+
+const toSnake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+const toCamel = (name: string) => name.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+
+/** Turns a value of the answer into its REST form; undefined where the value stays as it is. */
+type Shaper = (value: unknown) => unknown;
+
+function overNullAndLists(shape: (value: unknown) => unknown): Shaper {
+  const each: Shaper = (value) => (value === null || value === undefined ? value : Array.isArray(value) ? value.map(each) : shape(value));
+  return each;
+}
+
+/**
+ * The REST form of an answer under `keys`: enum values in lowercase, nested connections as arrays
+ * of their nodes, `_…` keys left out. Subtrees that need none of it are not walked.
+ */
+export function shaperFor(keys: readonly AnswerKey[]): Shaper | undefined {
+  const shapers = new Map<string, Shaper | undefined>(keys.map((key) => [key.key, keyShaper(key)]));
+  const hidden = keys.some((key) => isHiddenKey(key.key));
+  if (!hidden && [...shapers.values()].every((shaper) => !shaper)) return undefined;
+  return overNullAndLists((value) => {
+    const shaped: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
+      if (isHiddenKey(key)) continue;
+      const shaper = shapers.get(key);
+      shaped[key] = shaper ? shaper(entry) : entry;
+    }
+    return shaped;
+  });
+}
+
+function keyShaper(key: AnswerKey): Shaper | undefined {
+  const named = getNamedType(key.type);
+  if (isEnumType(named)) return overNullAndLists((value) => String(value).toLowerCase());
+  if (!key.children) return undefined;
+  if (isConnectionType(key.type)) {
+    const node = shaperFor(nodeKeysOf(key));
+    return overNullAndLists((value) => (value as { edges: { node: unknown }[] }).edges.map((edge) => (node ? node(edge.node) : edge.node)));
+  }
+  return shaperFor(key.children);
+}
+
+function invalidParameter(parameter: string, message: string, code = 'invalid'): AppError {
+  return new AppError('invalid_parameter', message, { fieldErrors: [{ field: parameter, code, message }] });
+}
+
+/** How one query or path parameter becomes a variable. */
+export interface Parameter {
+  name: string;
+  variable: string;
+  type: GraphQLInputType;
+}
+
+/** A value as text (from a path or query string) in the form the variable's type takes. */
+function typedValue(parameter: Parameter, text: string): unknown {
+  const named = getNamedType(parameter.type);
+  if (isEnumType(named)) {
+    const value = named.getValues().find((candidate) => candidate.name.toLowerCase() === text.toLowerCase());
+    if (!value) {
+      const allowed = named.getValues().map((candidate) => candidate.name.toLowerCase());
+      throw invalidParameter(parameter.name, `${parameter.name} must be one of: ${allowed.join(', ')}.`);
+    }
+    return value.name;
+  }
+  switch (named.name) {
+    case 'Int':
+      return /^-?\d{1,15}$/.test(text) ? Number(text) : text;
+    case 'Float':
+      return text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
+    case 'Boolean':
+      return text === 'true' ? true : text === 'false' ? false : text;
+    default:
+      return text;
+  }
+}
+
+/** `sort=-price_min,title` over the values of the `$orderBy` input's `field` enum. */
+interface Sorting {
+  fields: GraphQLEnumType;
+}
+
+function sortingOf(type: GraphQLInputType | undefined): Sorting | undefined {
+  const order = type && getNamedType(type);
+  if (!order || !isInputObjectType(order)) return undefined;
+  const field = order.getFields()['field'];
+  const fields = field && getNamedType(field.type);
+  return fields && isEnumType(fields) ? { fields } : undefined;
+}
+
+/** `fields=` and `include=`: the keys a `$with…` or `$include…` variable guards. */
+export interface Projection {
+  fields: Map<string, string>;
+  includes: Map<string, string>;
+  /** Keys always sent, which `fields=` may name too. */
+  always: string[];
+}
+
+function projectionOf(itemKeys: readonly AnswerKey[]): Projection {
+  const fields = new Map<string, string>();
+  const includes = new Map<string, string>();
+  for (const key of itemKeys) {
+    if (key.includedBy?.startsWith('with')) fields.set(key.key, key.includedBy);
+    if (key.includedBy?.startsWith('include')) includes.set(key.key, key.includedBy);
+  }
+  const always = itemKeys.filter((key) => !key.includedBy && !isHiddenKey(key.key)).map((key) => key.key);
+  return { fields, includes, always };
+}
+
+/** A comma-separated list whose every item must be one of `allowed`; 400 naming the parameter otherwise. */
+function listParameter(parameter: string, raw: string, allowed: readonly string[]): string[] {
+  const items = raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  const unknown = items.filter((item) => !allowed.includes(item));
+  if (unknown.length) throw invalidParameter(parameter, `${parameter} has unknown names: ${unknown.join(', ')}. Allowed: ${allowed.join(', ')}.`);
+  return items;
+}
+
+export interface RouteRequest {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body; undefined when the request had none. */
+  body: unknown;
+}
+
+/** An operation route, analysed once against the schema: what the handler does for every request. */
+export interface CompiledOperationRoute {
+  route: OperationRoute;
+  document: DocumentNode;
+  operationName: string;
+  answerPath: string[];
+  /** The answer is a connection, sent as a list page. */
+  isList: boolean;
+  shape: Shaper | undefined;
+  /** Fingerprints of every root field, when the answers can be kept. */
+  fingerprints: DataFingerprint[] | undefined;
+  variablesOf(request: RouteRequest): Record<string, unknown>;
+  /** A field error's field, as REST names it (query parameter, or snake_case path in the body). */
+  restFieldOf(field: string): string;
+  // What the route reads and answers, as plain data for the OpenAPI document; the handler reads none of it.
+  pathParameters: readonly Parameter[];
+  queryParameters: readonly Parameter[];
+  /** `limit` and `cursor`: the operation takes `$first`. */
+  paged: boolean;
+  /** The `sort=` field names, when the operation takes `$orderBy`. */
+  sortFields: readonly string[] | undefined;
+  projection: Projection;
+  /** The answer's key (the connection, for a list) and the keys of the answer object or of each list item. */
+  answerKey: AnswerKey;
+  itemKeys: readonly AnswerKey[];
+  variableTypes: ReadonlyMap<string, GraphQLInputType>;
+}
+
+const pageVariables = { first: 'limit', after: 'cursor', orderBy: 'sort' } as const;
+
+export function compileOperationRoute(schema: GraphQLSchema, route: OperationRoute): CompiledOperationRoute {
+  const operation = operationOf(route.operation);
+  trustDocument(route.operation);
+  const variableTypes = new Map(
+    (operation.variableDefinitions ?? []).map((definition) => [definition.variable.name.value, typeFromAST(schema, definition.type as never) as GraphQLInputType]),
+  );
+  const answerPath = route.answer.split('.');
+  const answer = answerKeyAt(answerKeysOf(schema, route.operation), answerPath);
+  const isList = isConnectionType(answer.type);
+  const itemKeys = isList ? nodeKeysOf(answer) : (answer.children ?? []);
+  const projection = projectionOf(itemKeys);
+  const sorting = sortingOf(variableTypes.get('orderBy'));
+  const parameterNameOf = (variable: string) => route.parameters?.[variable] ?? toSnake(variable);
+
+  const pathParameterNames = [...route.path.matchAll(/:([a-z_]+)/g)].map((match) => match[1]!);
+  const pathParameters: Parameter[] = pathParameterNames.map((name) => {
+    const variable = Object.entries(route.parameters ?? {}).find(([, parameter]) => parameter === name)?.[0] ?? toCamel(name);
+    const type = variableTypes.get(variable);
+    if (!type) throw new Error(`${route.method} ${route.path}: :${name} fills no variable of ${operation.name?.value}.`);
+    return { name, variable, type };
+  });
+  const claimed = new Set<string>([
+    ...pathParameters.map((parameter) => parameter.variable),
+    ...Object.keys(pageVariables),
+    ...projection.fields.values(),
+    ...projection.includes.values(),
+    ...(route.body ? [route.body] : []),
+    ...Object.values(route.headers ?? {}),
+  ]);
+  const queryParameters: Parameter[] = [...variableTypes]
+    .filter(([variable]) => !claimed.has(variable))
+    .map(([variable, type]) => ({ name: parameterNameOf(variable), variable, type }));
+  const restNames = new Map<string, string>([
+    ...Object.entries(pageVariables),
+    ...[...pathParameters, ...queryParameters].map((parameter) => [parameter.variable, parameter.name] as const),
+  ]);
+
+  const single = (query: URLSearchParams, name: string): string | undefined => {
+    const values = query.getAll(name);
+    if (values.length > 1) throw invalidParameter(name, `Send ${name} once.`, 'repeated');
+    return values[0] === '' ? undefined : values[0];
+  };
+
+  function projectionVariables(query: URLSearchParams, variables: Record<string, unknown>) {
+    if (projection.fields.size === 0 && projection.includes.size === 0) return;
+    const fieldsText = single(query, 'fields');
+    const requested = fieldsText === undefined ? undefined : listParameter('fields', fieldsText, [...projection.always, ...projection.fields.keys()]);
+    for (const [key, variable] of projection.fields) variables[variable] = !requested || requested.includes(key);
+    const includeText = single(query, 'include');
+    const included = includeText === undefined ? [] : listParameter('include', includeText, [...projection.includes.keys()]);
+    for (const [key, variable] of projection.includes) variables[variable] = included.includes(key);
+  }
+
+  function sortVariable(query: URLSearchParams, variables: Record<string, unknown>) {
+    const raw = sorting && single(query, 'sort');
+    if (!sorting || raw === undefined) return;
+    const allowed = sorting.fields.getValues().map((value) => value.name.toLowerCase());
+    variables['orderBy'] = raw
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean)
+      .map((item) => {
+        const field = item.replace(/^-/, '');
+        if (!allowed.includes(field)) throw invalidParameter('sort', `sort cannot use "${field}". Allowed: ${allowed.join(', ')}.`);
+        return { field: field.toUpperCase(), direction: item.startsWith('-') ? 'DESC' : 'ASC' };
+      });
+  }
+
+  return {
+    route,
+    document: route.operation,
+    operationName: operation.name!.value,
+    answerPath,
+    isList,
+    shape: shaperFor(itemKeys),
+    fingerprints: route.method === 'GET' ? fingerprintsOf(schema, route.operation, operation.name?.value) : undefined,
+    variablesOf({ params, query, headers, body }) {
+      const variables: Record<string, unknown> = {};
+      for (const parameter of pathParameters) variables[parameter.variable] = typedValue(parameter, params[parameter.name]!);
+      for (const parameter of queryParameters) {
+        const text = single(query, parameter.name);
+        if (text !== undefined) variables[parameter.variable] = typedValue(parameter, text);
+      }
+      if (variableTypes.has('first')) {
+        const limit = single(query, 'limit');
+        variables['first'] = limit === undefined ? pageSizes.default : /^\d{1,15}$/.test(limit) ? Number(limit) : limit;
+        const cursor = single(query, 'cursor');
+        if (cursor !== undefined) variables['after'] = cursor;
+      }
+      projectionVariables(query, variables);
+      sortVariable(query, variables);
+      for (const [header, variable] of Object.entries(route.headers ?? {})) {
+        const value = headers[header];
+        if (typeof value === 'string') variables[variable] = value;
+      }
+      if (route.body) variables[route.body] = bodyAsInput(body, variableTypes.get(route.body));
+      return variables;
+    },
+    restFieldOf(field) {
+      const [head = '', ...rest] = field.split('.');
+      const parameter = restNames.get(head);
+      if (parameter) return [parameter, ...rest.map(toSnake)].join('.');
+      return field.split('.').map(toSnake).join('.');
+    },
+    pathParameters,
+    queryParameters,
+    paged: variableTypes.has('first'),
+    sortFields: sorting?.fields.getValues().map((value) => value.name.toLowerCase()),
+    projection,
+    answerKey: answer,
+    itemKeys,
+    variableTypes,
+  };
+}
+
+/**
+ * A JSON body value as the input type takes it: snake_case keys as the input's fields, enum values
+ * in any case as the enum's names. Keys the input lacks stay, for the schema to refuse by name.
+ */
+function inputValue(value: unknown, type: GraphQLInputType | undefined, path: string): unknown {
+  const named = type && getNamedType(type);
+  if (Array.isArray(value)) return value.map((item, index) => inputValue(item, named, `${path}.${index}`));
+  if (named && isEnumType(named) && typeof value === 'string') {
+    const match = named.getValues().find((candidate) => candidate.name.toLowerCase() === value.toLowerCase());
+    if (match) return match.name;
+    const message = `${path} must be one of: ${named
+      .getValues()
+      .map((candidate) => candidate.name.toLowerCase())
+      .join(', ')}.`;
+    throw new AppError('validation_failed', message, { fieldErrors: [{ field: path, code: 'invalid', message }] });
+  }
+  if (value === null || typeof value !== 'object') return value;
+  const fields = named && isInputObjectType(named) ? named.getFields() : {};
+  return Object.fromEntries(
+    Object.entries(value).map(([key, entry]) => {
+      const name = toCamel(key);
+      return [name, inputValue(entry, fields[name]?.type, path ? `${path}.${key}` : key)];
+    }),
+  );
+}
+
+/** The JSON body of a write as the GraphQL input object it fills; anything but an object is 422. */
+function bodyAsInput(body: unknown, type: GraphQLInputType | undefined): Record<string, unknown> {
+  if (body === undefined) return {};
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    const fieldErrors: FieldError[] = [{ field: '(body)', code: 'invalid_type', message: 'Send a JSON object.' }];
+    throw new AppError('validation_failed', 'The body must be a JSON object.', { fieldErrors });
+  }
+  return inputValue(body, type, '') as Record<string, unknown>;
+}

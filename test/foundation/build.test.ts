@@ -1,0 +1,50 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot, startServerProcess, type ServerProcess } from '../access/processes.js';
+
+const run = promisify(execFile);
+const operatorKey = 'key_buildtest0001.sk_built_bundle_operator_secret';
+let server: ServerProcess;
+
+// `npm run build` is incremental: after `npm install` (which builds) it only checks the sources again.
+beforeAll(async () => {
+  await run('npm', ['run', 'build'], { cwd: projectRoot, maxBuffer: 16 * 1024 * 1024 }).catch((error: Error & { stdout?: string }) => {
+    throw new Error(`npm run build failed:\n${error.stdout ?? error.message}`);
+  });
+  server = await startServerProcess({ DATABASE_URL: 'pglite:memory', SEED_ON_START: 'never', ADMIN_API_KEY: operatorKey }, { built: true });
+}, 240_000);
+afterAll(() => server?.stop());
+
+describe('the bundled server (npm start)', () => {
+  it('runs with plain node and answers /healthz', async () => {
+    const response = await fetch(`${server.url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+  });
+
+  it('migrates its database and answers through Prisma and the REST table: an operator creates and lists an account', async () => {
+    const headers = { authorization: `Bearer ${operatorKey}`, 'content-type': 'application/json' };
+    const created = await fetch(`${server.url}/v1/admin/accounts`, { method: 'POST', headers, body: JSON.stringify({ name: 'Bundled Haunts' }) });
+    expect(created.status).toBe(201);
+    const listed = await fetch(`${server.url}/v1/admin/accounts`, { headers });
+    expect(((await listed.json()) as { data: { name: string }[] }).data.map((account) => account.name)).toContain('Bundled Haunts');
+  });
+
+  it('finds the files it serves from the project root: the OpenAPI document and the widget', async () => {
+    const openapi = await fetch(`${server.url}/v1/openapi.json`);
+    expect(openapi.status).toBe(200);
+    expect(await openapi.json()).toMatchObject({ openapi: '3.1.0' });
+    const widget = await fetch(`${server.url}/widget.v1.js`);
+    expect(widget.status).toBe(200);
+    expect(await widget.text()).toContain('widget.v1.js');
+  });
+});
+
+describe('the compiled CLI', () => {
+  it('runs with plain node', async () => {
+    const { stdout } = await run(process.execPath, [join(projectRoot, 'build/cli/index.js'), '--help'], { cwd: projectRoot });
+    expect(stdout).toMatch(/^Usage: hallowgate/);
+  });
+});
