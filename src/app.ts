@@ -10,7 +10,9 @@ import type { Database } from './db/connection.js';
 import { createAnnouncements } from './events/bus.js';
 import { createDeliveryWorker, parseSchedule } from './events/webhooks/worker.js';
 import type { AppServices } from './graphql/context.js';
+import { KeptGraphQLAnswers } from './graphql/kept-answers.js';
 import { createPersistedQueryStore } from './graphql/persisted-queries.js';
+import { schema } from './graphql/schema.js';
 import { restRoutes } from './rest/table.js';
 import { createRestRouter } from './rest/router.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -43,6 +45,12 @@ export interface App {
   close(): Promise<void>;
 }
 
+/**
+ * JSON characters of GraphQL answers kept for queries with data fingerprints; kept as objects and
+ * as the bodies sent, they take a few times as many bytes.
+ */
+const keptGraphQLAnswerBudget = 8_000_000;
+
 /** Wires the services, GraphQL, REST and WebSocket surfaces onto one HTTP server. */
 export function createApp(options: AppOptions): App {
   const { config, database } = options;
@@ -67,7 +75,8 @@ export function createApp(options: AppOptions): App {
   const openConnections = trackOpenConnections({ revokedCredentials: announcements.revokedCredentials, clock: services.clock, logger });
   const subscriptionQuota = createSubscriptionQuota({ redisUrl: config.REDIS_URL, logger });
   const persistedQueries = createPersistedQueryStore({ redisUrl: config.REDIS_URL, logger });
-  const yoga = createGraphQLServer(services, metrics, openConnections, subscriptionQuota, persistedQueries);
+  const keptAnswers = new KeptGraphQLAnswers(schema, keptGraphQLAnswerBudget, (outcome) => metrics.keptAnswer('graphql', outcome));
+  const yoga = createGraphQLServer(services, metrics, openConnections, subscriptionQuota, keptAnswers, persistedQueries);
   const usage = config.ANALYTICS_ENABLED
     ? createUsageRecorder({
         prisma: database.prisma,
@@ -81,6 +90,7 @@ export function createApp(options: AppOptions): App {
     services,
     gate,
     yoga,
+    keptAnswers,
     rest: createRestRouter(restRoutes, (outcome) => metrics.keptAnswer('rest', outcome)),
     usage,
     maxBodyBytes: config.MAX_BODY_BYTES,

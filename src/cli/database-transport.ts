@@ -12,6 +12,8 @@ import { restRoutes } from '../rest/table.js';
 import { createMetrics } from '../server/metrics.js';
 import { createSubscriptionQuota } from '../server/subscription-quota.js';
 import { createGraphQLServer } from '../server/yoga.js';
+import { KeptGraphQLAnswers } from '../graphql/kept-answers.js';
+import { schema } from '../graphql/schema.js';
 import { problemFor } from '../server/problem.js';
 import { systemClock } from '../shared/clock.js';
 import { createSecretBox, type SecretBox } from '../shared/secrets.js';
@@ -51,7 +53,8 @@ export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transpo
   const openConnections = trackOpenConnections({ revokedCredentials: announcements.revokedCredentials, clock: systemClock, logger });
   const subscriptionQuota = createSubscriptionQuota({ redisUrl: undefined, logger });
   // The server's own GraphQL pipeline, so a command passes every check a REST call would.
-  const yoga = createGraphQLServer(services, createMetrics({ pendingDeliveries: async () => 0 }), openConnections, subscriptionQuota);
+  const keptAnswers = new KeptGraphQLAnswers(schema, 1_000_000, () => undefined);
+  const yoga = createGraphQLServer(services, createMetrics({ pendingDeliveries: async () => 0 }), openConnections, subscriptionQuota, keptAnswers);
   const router = createRestRouter(restRoutes, () => undefined);
   const operator = { kind: 'api_key', keyId: 'cli', accountId: operatorAccountId, scopes: ['admin'], plan: 'enterprise', promo: false, expiresAt: null } as const;
 

@@ -6,6 +6,7 @@ import type { ReadRows } from '../db/connection.js';
 import type { BookingEventBus, RevokedCredentialBus, UsageAlertBus } from '../events/bus.js';
 import type { Config } from '../config.js';
 import type { SecretBox } from '../shared/secrets.js';
+import type { DataFingerprint } from './kept-answers.js';
 
 /** Long-lived services every request can reach. Built once in src/app.ts. */
 export interface AppServices {
@@ -33,8 +34,10 @@ export interface Context {
   lastEventId: string | null;
   /** The booking event whose payload a subscription is sending, for the SSE `id:` line. */
   streamedEventId?: string | undefined;
+  /** Data fingerprints read for this request: whichever of the HTTP layer, REST and Yoga asks first reads each. */
+  fingerprintReads: Map<DataFingerprint, Promise<string>>;
 }
 
 export function createContext(services: AppServices, principal: Principal | null, requestId: string, lastEventId: string | null = null): Context {
-  return { prisma: services.prisma, principal, requestId, services, lastEventId };
+  return { prisma: services.prisma, principal, requestId, services, lastEventId, fingerprintReads: new Map() };
 }

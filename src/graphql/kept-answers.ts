@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { getOperationAST, Kind, OperationTypeNode, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
 import { credentialIdOf, grantedScopes, type Principal } from '../access/principal.js';
+import { graphqlRouteOf } from '../analytics/tracking.js';
 import { KeptAnswers } from '../shared/kept-answers.js';
 import type { Context } from './context.js';
 import { isTrustedDocument } from './trusted-documents.js';
@@ -41,17 +43,13 @@ export function fingerprintsOf(schema: GraphQLSchema, document: DocumentNode, op
   return fingerprints.size > 0 ? [...fingerprints] : undefined;
 }
 
-/** Fingerprints already read for a request: the REST adapter and this plugin read them once between them. */
-const readFingerprints = new WeakMap<Context, Map<DataFingerprint, Promise<string>>>();
-
 /** The request's values of `fingerprints`, each read once per request. */
 export function fingerprintValues(context: Context, fingerprints: readonly DataFingerprint[]): Promise<string[]> {
-  let read = readFingerprints.get(context);
-  if (!read) readFingerprints.set(context, (read = new Map()));
+  const reads = context.fingerprintReads;
   return Promise.all(
     fingerprints.map((fingerprint) => {
-      let value = read.get(fingerprint);
-      if (!value) read.set(fingerprint, (value = fingerprint(context)));
+      let value = reads.get(fingerprint);
+      if (!value) reads.set(fingerprint, (value = fingerprint(context)));
       return value;
     }),
   );
@@ -63,61 +61,122 @@ export function callerOf(principal: Principal | null): string {
   return `${credentialIdOf(principal)}:${principal.accountId}:${grantedScopes(principal).join(',')}`;
 }
 
+/** A GraphQL request as sent: what, besides the caller and the data, its answer depends on. */
+export interface GraphQLRequestParams {
+  query: string;
+  operationName?: string | null | undefined;
+  variables?: Record<string, unknown> | null | undefined;
+}
+
+/** A kept answer: the result, its body as Yoga would send it, and the route it counts under. */
+export interface KeptGraphQLAnswer {
+  result: ExecutionResult;
+  body: string;
+  route: string;
+}
+
+/** What a query text whose answers are kept needs to be answered before Yoga parses it. */
+interface KeepableQuery {
+  fingerprints: DataFingerprint[];
+  route: string;
+}
+
+/** Query texts remembered as keepable: far more than clients send, few enough to stay small. */
+const maxKeepableQueries = 2_000;
+
 /**
- * Answers a query whose root fields all have data fingerprints from the answer an equal query got
- * under equal fingerprints, without executing it. The fingerprints are read before execution, so
- * an answer is never kept under a newer fingerprint than its data. Only error-free answers are kept,
- * from the second time they are asked for.
+ * Answers of queries whose root fields all have data fingerprints, kept under the caller, the
+ * fingerprints' values and the request, and given to an equal request under equal fingerprints without
+ * executing it. The fingerprints are read before execution, so an answer is never kept under a newer
+ * fingerprint than its data. Only error-free answers are kept, from the second time they are asked for.
+ *
+ * Two ways in: `plugin()` for every operation Yoga runs, and `lookup()` for the HTTP layer, which
+ * answers a POST whose query text was kept before without Yoga's request pipeline (about half of a
+ * kept answer's CPU) and hands every other request to Yoga.
  */
-export function useKeptAnswers(schema: GraphQLSchema, budget: number, onLookup: (outcome: 'hit' | 'miss') => void): Plugin<Context> {
-  const kept = new KeptAnswers<ExecutionResult>(budget);
-  const askedOnce = new Set<string>();
-  const printedDocuments = new WeakMap<DocumentNode, string>();
-  const printed = (document: DocumentNode) => {
-    let text = printedDocuments.get(document);
+export class KeptGraphQLAnswers {
+  private readonly kept: KeptAnswers<KeptGraphQLAnswer>;
+  private readonly askedOnce = new Set<string>();
+  private readonly keepable = new LRUCache<string, KeepableQuery>({ max: maxKeepableQueries });
+  private readonly printedDocuments = new WeakMap<DocumentNode, string>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    /** JSON characters of kept answers. */
+    budget: number,
+    private readonly onLookup: (outcome: 'hit' | 'miss') => void,
+  ) {
+    this.kept = new KeptAnswers(budget);
+  }
+
+  /** The answer kept for a request whose query text had one kept before; undefined when Yoga must answer it. */
+  async lookup(context: Context, params: GraphQLRequestParams): Promise<KeptGraphQLAnswer | undefined> {
+    const keepable = this.keepable.get(params.query);
+    if (!keepable) return undefined;
+    const answer = this.kept.get(await this.keyOf(context, keepable.fingerprints, params));
+    // A miss is counted by the plugin, which runs next for the same request.
+    if (answer) this.onLookup('hit');
+    return answer;
+  }
+
+  plugin(): Plugin<Context & { params?: Partial<GraphQLRequestParams> }> {
+    return {
+      onExecute: async ({ args, setResultAndStopExecution }) => {
+        const fingerprints = isTrustedDocument(args.document) ? undefined : fingerprintsOf(this.schema, args.document, args.operationName);
+        if (!fingerprints) return undefined;
+        const context = args.contextValue;
+        const route = graphqlRouteOf(getOperationAST(args.document, args.operationName)?.name?.value);
+        // The text as sent over HTTP; over WebSocket there is none, and the printed document stands in.
+        const sentText = typeof context.params?.query === 'string' ? context.params.query : undefined;
+        const params = { query: sentText ?? this.printed(args.document), operationName: args.operationName, variables: args.variableValues };
+        const key = await this.keyOf(context, fingerprints, params);
+        const answer = this.kept.get(key);
+        this.onLookup(answer ? 'hit' : 'miss');
+        if (answer) {
+          setResultAndStopExecution(answer.result);
+          return undefined;
+        }
+        // Keep an answer the second time it is asked for: one-off queries (most first-time reads)
+        // then neither push kept answers out nor pay for measuring their own size.
+        if (!this.askedOnce.has(key)) {
+          if (this.askedOnce.size >= maxAskedOnce) this.askedOnce.clear();
+          this.askedOnce.add(key);
+          return undefined;
+        }
+        return {
+          onExecuteDone: ({ result }) => {
+            if (isAsyncIterable(result) || result.errors) return;
+            // As Yoga serialises an answer without errors.
+            const body = JSON.stringify(result);
+            this.kept.set(key, { result, body, route }, body.length);
+            if (sentText !== undefined) this.keepable.set(sentText, { fingerprints, route });
+          },
+        };
+      },
+    };
+  }
+
+  private async keyOf(context: Context, fingerprints: readonly DataFingerprint[], params: GraphQLRequestParams): Promise<string> {
+    const values = await fingerprintValues(context, fingerprints);
+    return createHash('sha256')
+      .update(callerOf(context.principal))
+      .update('\0')
+      .update(values.join('\0'))
+      .update('\0')
+      .update(params.query)
+      .update('\0')
+      .update(params.operationName ?? '')
+      .update('\0')
+      .update(JSON.stringify(params.variables ?? {}))
+      .digest('base64url');
+  }
+
+  private printed(document: DocumentNode): string {
+    let text = this.printedDocuments.get(document);
     if (text === undefined) {
       text = print(document);
-      printedDocuments.set(document, text);
+      this.printedDocuments.set(document, text);
     }
     return text;
-  };
-
-  return {
-    async onExecute({ args, setResultAndStopExecution }) {
-      const fingerprints = isTrustedDocument(args.document) ? undefined : fingerprintsOf(schema, args.document, args.operationName);
-      if (!fingerprints) return undefined;
-      const context = args.contextValue as Context;
-      const values = await fingerprintValues(context, fingerprints);
-      const key = createHash('sha256')
-        .update(callerOf(context.principal))
-        .update('\0')
-        .update(values.join('\0'))
-        .update('\0')
-        .update(printed(args.document))
-        .update('\0')
-        .update(args.operationName ?? '')
-        .update('\0')
-        .update(JSON.stringify(args.variableValues ?? {}))
-        .digest('base64url');
-      const answer = kept.get(key);
-      onLookup(answer ? 'hit' : 'miss');
-      if (answer) {
-        setResultAndStopExecution(answer);
-        return undefined;
-      }
-      // Keep an answer the second time it is asked for: one-off queries (most first-time reads)
-      // then neither push kept answers out nor pay for measuring their own size.
-      if (!askedOnce.has(key)) {
-        if (askedOnce.size >= maxAskedOnce) askedOnce.clear();
-        askedOnce.add(key);
-        return undefined;
-      }
-      return {
-        onExecuteDone({ result }) {
-          if (isAsyncIterable(result) || result.errors) return;
-          kept.set(key, result, JSON.stringify(result.data).length);
-        },
-      };
-    },
-  };
+  }
 }

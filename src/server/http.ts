@@ -6,11 +6,13 @@ import type { UsageRecorder } from '../analytics/recorder.js';
 import { otherGraphQLRoute, trackResponse } from '../analytics/tracking.js';
 import type { AccessGate, GateRequest } from '../access/gate.js';
 import { unauthenticated } from '../access/keys.js';
-import type { AppServices } from '../graphql/context.js';
+import { createContext, type AppServices } from '../graphql/context.js';
+import type { KeptGraphQLAnswers } from '../graphql/kept-answers.js';
 import { maskGraphQLError, wasLogged } from '../graphql/errors.js';
 import { matchedRouteOf, type RestRouter } from '../rest/router.js';
 import { AppError, databaseUnavailable, echoed } from '../shared/errors.js';
 import { readBody } from './body.js';
+import { plainGraphQLPost } from './graphql-post.js';
 import type { Metrics } from './metrics.js';
 import { sendGraphiQLPage } from './graphiql.js';
 import { sendProblem } from './problem.js';
@@ -21,6 +23,8 @@ export interface HttpDependencies {
   services: AppServices;
   gate: AccessGate;
   yoga: Yoga;
+  /** GraphQL answers kept under data fingerprints: a plain POST for one is answered here, before Yoga. */
+  keptAnswers: KeptGraphQLAnswers;
   rest: RestRouter;
   /** Per-key usage analytics; absent when turned off. */
   usage?: UsageRecorder | undefined;
@@ -140,10 +144,23 @@ export function createRequestHandler(deps: HttpDependencies) {
     if (deps.usage && admission.principal?.kind === 'api_key') {
       trackResponse(deps.usage, response, admission.principal.keyId, () => graphqlRoutes.get(response) ?? otherGraphQLRoute, startedAt);
     }
+    const plainPost = plainGraphQLPost(method, request.headers, body);
+    // Made here only to look up a kept answer; on a miss Yoga takes it over, with the fingerprints it read.
+    const preparedContext = plainPost ? createContext(services, admission.principal, requestId) : undefined;
+    if (plainPost && preparedContext) {
+      // Any failure (the database, say) is Yoga's to answer, as a GraphQL error.
+      const kept = await deps.keptAnswers.lookup(preparedContext, plainPost.params).catch(() => undefined);
+      if (kept) {
+        graphqlRoutes.set(response, kept.route);
+        response.writeHead(200, { 'content-type': `${plainPost.mediaType}; charset=utf-8`, 'content-length': Buffer.byteLength(kept.body) });
+        response.end(kept.body);
+        return;
+      }
+    }
     const fetchResponse = await yoga.fetch(
       new URL(url.pathname + url.search, 'http://localhost'),
       { method, headers, ...(body.length ? { body: new Uint8Array(body) } : {}) },
-      { admission, requestId, operationRan: (route) => graphqlRoutes.set(response, route) },
+      { admission, requestId, operationRan: (route) => graphqlRoutes.set(response, route), ...(preparedContext ? { preparedContext } : {}) },
     );
     await writeFetchResponse(response, fetchResponse);
   }

@@ -6,7 +6,7 @@ import { useStreamRevocation, type OpenConnections } from '../access/revocation.
 import { createContext, type AppServices, type Context } from '../graphql/context.js';
 import { useDocumentErrorCodes, useServerErrorLog, maskGraphQLError, yogaLogLevel } from '../graphql/errors.js';
 import { useInputCoercion } from '../graphql/input-coercion.js';
-import { useKeptAnswers } from '../graphql/kept-answers.js';
+import type { KeptGraphQLAnswers } from '../graphql/kept-answers.js';
 import { useAnswerSizeLimit, useQueryLimits, useRequestParams } from '../graphql/limits.js';
 import { useSubscriptionFanOut } from '../graphql/subscription-fan-out.js';
 import { schema } from '../graphql/schema.js';
@@ -21,13 +21,9 @@ import { useSubscriptionQuota, type SubscriptionQuota, type SubscriptionSlot } f
 export interface ServerContext extends OperationRouteListener, SubscriptionSlot {
   admission: Admission;
   requestId: string;
+  /** The context the HTTP layer already made for this request (to look up a kept answer), if it did. */
+  preparedContext?: Context;
 }
-
-/**
- * JSON characters of GraphQL answers kept for queries with data fingerprints; kept as objects, they
- * take a few times as many bytes.
- */
-const keptAnswerBudget = 8_000_000;
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;
 
@@ -68,13 +64,14 @@ export function createGraphQLServer(
   metrics: Metrics,
   openConnections: OpenConnections,
   subscriptionQuota: SubscriptionQuota,
+  keptAnswers: KeptGraphQLAnswers,
   /** Where automatic persisted queries are registered; this process's memory when absent. */
   persistedQueries?: APQStore,
 ): Yoga {
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    context: ({ admission, requestId, request }) => createContext(services, admission.principal, requestId, lastEventIdOf(request)),
+    context: ({ admission, requestId, request, preparedContext }) => preparedContext ?? createContext(services, admission.principal, requestId, lastEventIdOf(request)),
     plugins: [
       useRequestParams(),
       // After the params' own checks, before anything reads the document: a request that sends only
@@ -86,7 +83,7 @@ export function createGraphQLServer(
       useInputCoercion(),
       // Before the limits' per-request checks: a kept answer was asked before with the same
       // document, variables and caller, so it passed them then, and it is far under the answer limit.
-      useKeptAnswers(schema, keptAnswerBudget, (outcome) => metrics.keptAnswer('graphql', outcome)),
+      keptAnswers.plugin(),
       useQueryLimits(),
       useResumableServerSentEvents(),
       useSubscriptionFanOut(),
