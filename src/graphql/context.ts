@@ -38,6 +38,12 @@ export interface Context {
   fingerprintReads: Map<DataFingerprint, Promise<string>>;
 }
 
-export function createContext(services: AppServices, principal: Principal | null, requestId: string, lastEventId: string | null = null): Context {
-  return { prisma: services.prisma, principal, requestId, services, lastEventId, fingerprintReads: new Map() };
+export function createContext(
+  services: AppServices,
+  principal: Principal | null,
+  requestId: string,
+  lastEventId: string | null = null,
+  fingerprintReads: Context['fingerprintReads'] = new Map(),
+): Context {
+  return { prisma: services.prisma, principal, requestId, services, lastEventId, fingerprintReads };
 }

@@ -6,7 +6,7 @@ import type { UsageRecorder } from '../analytics/recorder.js';
 import { otherGraphQLRoute, trackResponse } from '../analytics/tracking.js';
 import type { AccessGate, GateRequest } from '../access/gate.js';
 import { unauthenticated } from '../access/keys.js';
-import { createContext, type AppServices } from '../graphql/context.js';
+import { createContext, type AppServices, type Context } from '../graphql/context.js';
 import type { KeptGraphQLAnswers } from '../graphql/kept-answers.js';
 import { maskGraphQLError, wasLogged } from '../graphql/errors.js';
 import { matchedRouteOf, type RestRouter } from '../rest/router.js';
@@ -121,10 +121,6 @@ export function createRequestHandler(deps: HttpDependencies) {
     const body = methodsWithBody.has(request.method ?? '') ? await readBody(request, deps.maxBodyBytes) : Buffer.alloc(0);
     // Until an operation runs (parsed, validated, found), the request counts as graphql:other.
     graphqlRoutes.set(response, otherGraphQLRoute);
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-    }
     const method = request.method ?? 'GET';
     let admission;
     try {
@@ -145,11 +141,12 @@ export function createRequestHandler(deps: HttpDependencies) {
       trackResponse(deps.usage, response, admission.principal.keyId, () => graphqlRoutes.get(response) ?? otherGraphQLRoute, startedAt);
     }
     const plainPost = plainGraphQLPost(method, request.headers, body);
-    // Made here only to look up a kept answer; on a miss Yoga takes it over, with the fingerprints it read.
-    const preparedContext = plainPost ? createContext(services, admission.principal, requestId) : undefined;
-    if (plainPost && preparedContext) {
+    // Shared with the context Yoga makes on a miss, so each fingerprint is still read once.
+    const fingerprintReads: Context['fingerprintReads'] = new Map();
+    if (plainPost) {
       // Any failure (the database, say) is Yoga's to answer, as a GraphQL error.
-      const kept = await deps.keptAnswers.lookup(preparedContext, plainPost.params).catch(() => undefined);
+      const lookupContext = createContext(services, admission.principal, requestId, null, fingerprintReads);
+      const kept = await deps.keptAnswers.lookup(lookupContext, plainPost.params).catch(() => undefined);
       if (kept) {
         graphqlRoutes.set(response, kept.route);
         response.writeHead(200, { 'content-type': `${plainPost.mediaType}; charset=utf-8`, 'content-length': Buffer.byteLength(kept.body) });
@@ -157,10 +154,14 @@ export function createRequestHandler(deps: HttpDependencies) {
         return;
       }
     }
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
     const fetchResponse = await yoga.fetch(
       new URL(url.pathname + url.search, 'http://localhost'),
       { method, headers, ...(body.length ? { body: new Uint8Array(body) } : {}) },
-      { admission, requestId, operationRan: (route) => graphqlRoutes.set(response, route), ...(preparedContext ? { preparedContext } : {}) },
+      { admission, requestId, fingerprintReads, operationRan: (route) => graphqlRoutes.set(response, route) },
     );
     await writeFetchResponse(response, fetchResponse);
   }

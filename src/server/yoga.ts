@@ -21,8 +21,8 @@ import { useSubscriptionQuota, type SubscriptionQuota, type SubscriptionSlot } f
 export interface ServerContext extends OperationRouteListener, SubscriptionSlot {
   admission: Admission;
   requestId: string;
-  /** The context the HTTP layer already made for this request (to look up a kept answer), if it did. */
-  preparedContext?: Context;
+  /** Data fingerprints the HTTP layer already read for this request (looking up a kept answer). */
+  fingerprintReads?: Context['fingerprintReads'];
 }
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;
@@ -71,7 +71,7 @@ export function createGraphQLServer(
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    context: ({ admission, requestId, request, preparedContext }) => preparedContext ?? createContext(services, admission.principal, requestId, lastEventIdOf(request)),
+    context: ({ admission, requestId, request, fingerprintReads }) => createContext(services, admission.principal, requestId, lastEventIdOf(request), fingerprintReads),
     plugins: [
       useRequestParams(),
       // After the params' own checks, before anything reads the document: a request that sends only
