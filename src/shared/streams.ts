@@ -12,14 +12,16 @@ export function endableStream<T>(source: AsyncIterable<T>, onEnd: () => void = (
   const iterator = source[Symbol.asyncIterator]();
   const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
   let finished = false;
-  let answerDone!: (result: IteratorReturnResult<undefined>) => void;
-  // A source waiting for its next value (an idle subscription) cannot be interrupted, only raced.
-  const ended = new Promise<IteratorReturnResult<undefined>>((resolve) => (answerDone = resolve));
+  // A source waiting for its next value (an idle subscription) cannot be interrupted: the next()
+  // waiting on it is answered done instead. One resolver per waiting next(), not a race against a
+  // promise that lives as long as the stream (each race would stay attached to it until the end).
+  const waiting = new Set<(result: IteratorReturnResult<undefined>) => void>();
 
   const finish = (): boolean => {
     if (finished) return false;
     finished = true;
-    answerDone(done);
+    for (const answerDone of waiting) answerDone(done);
+    waiting.clear();
     onEnd();
     return true;
   };
@@ -32,16 +34,23 @@ export function endableStream<T>(source: AsyncIterable<T>, onEnd: () => void = (
     [Symbol.asyncIterator]() {
       return stream;
     },
-    async next() {
-      if (finished) return done;
-      try {
-        const result = await Promise.race([iterator.next(), ended]);
-        if (result.done) finish();
-        return result;
-      } catch (error) {
-        finish();
-        throw error;
-      }
+    next() {
+      if (finished) return Promise.resolve(done);
+      return new Promise<IteratorResult<T>>((resolve, reject) => {
+        waiting.add(resolve);
+        iterator.next().then(
+          (result) => {
+            waiting.delete(resolve);
+            if (result.done) finish();
+            resolve(result);
+          },
+          (error: unknown) => {
+            waiting.delete(resolve);
+            finish();
+            reject(error);
+          },
+        );
+      });
     },
     async return() {
       end();
