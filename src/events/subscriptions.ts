@@ -50,28 +50,29 @@ async function* bookingEventStream(context: Context, start: StreamStart, types: 
   const notices = context.services.bookingEventBus.subscribe(accountId)[Symbol.asyncIterator]();
   try {
     let lastSeq = 'afterSeq' in start ? start.afterSeq : await logPositionOf(context, start.afterEvent, start.named);
-
-    const readPastLast = async function* () {
-      for (;;) {
-        const page = await readLogPage(context.prisma, accountId, lastSeq);
-        for (const event of page) {
-          lastSeq = event.seq;
-          if (types?.length && !types.includes(event.type as BookingEventType)) continue;
-          // Noted here, for this subscriber: the result sent may be one executed for another (useSubscriptionFanOut).
-          noteStreamedEvent(context, event.id);
-          yield event;
-        }
-        if (page.length < replayPage) return;
-      }
-    };
-
-    yield* readPastLast();
+    // The newest position a notice announced, and how many reads to the end of the log were made for it.
+    let announced: bigint | undefined;
+    let readsForNotice = 0;
     for (;;) {
-      const next = await notices.next();
-      if (next.done) return;
-      // A shared read may have begun before this commit; if it fell short, one more read (begun after
-      // the notice, so after the commit) reaches it. Bounded, in case the event is gone.
-      for (let reads = 0; reads < 2 && BigInt(next.value.seq) > lastSeq; reads++) yield* readPastLast();
+      const page = await readLogPage(context.prisma, accountId, lastSeq);
+      for (const event of page) {
+        lastSeq = event.seq;
+        if (types?.length && !types.includes(event.type as BookingEventType)) continue;
+        // Noted here, for this subscriber: the result sent may be one executed for another (useSubscriptionFanOut).
+        noteStreamedEvent(context, event.id);
+        yield event;
+      }
+      if (page.length === replayPage) continue;
+      // A shared read may have begun before the announced commit; if it fell short, one more read (begun
+      // after the notice, so after the commit) reaches it. Bounded, in case the event is gone.
+      if (announced !== undefined && announced > lastSeq && ++readsForNotice < 2) continue;
+      for (;;) {
+        const next = await notices.next();
+        if (next.done) return;
+        announced = BigInt(next.value.seq);
+        if (announced > lastSeq) break;
+      }
+      readsForNotice = 0;
     }
   } finally {
     await notices.return?.();
