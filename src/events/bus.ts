@@ -38,6 +38,62 @@ type Channels = {
   'credential-revoked': [credentialId: string];
 };
 
+/** Where notices are dispatched: an in-memory EventTarget, or Redis' event target. */
+interface NoticeTarget {
+  addEventListener(type: string, listener: (event: Event) => void): void;
+  removeEventListener(type: string, listener: (event: Event) => void): void;
+}
+
+/**
+ * The notices on `topic` from now on, as an iterator that answers the newest one not yet taken (or
+ * waits for one). A booking-event stream rereads the log past its last event on a notice, so one
+ * notice for several commits is enough: a subscriber still sending when more arrive reads once for
+ * all of them. It replaces a pubsub queue per subscriber, whose cost thousands of subscribers of one
+ * account would each pay per event.
+ */
+function newestNotices(target: NoticeTarget, topic: string): AsyncIterable<BookingEventNotice> {
+  return {
+    [Symbol.asyncIterator]() {
+      const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
+      let newest: BookingEventNotice | undefined;
+      let waiting: ((result: IteratorResult<BookingEventNotice>) => void) | undefined;
+      let closed = false;
+      const listener = (event: Event) => {
+        const notice = (event as CustomEvent<BookingEventNotice>).detail;
+        if (waiting) {
+          const answer = waiting;
+          waiting = undefined;
+          answer({ done: false, value: notice });
+        } else if (!newest || BigInt(notice.seq) > BigInt(newest.seq)) {
+          newest = notice;
+        }
+      };
+      // Joined at once, not at the first next(): a stream joins before it reads the log.
+      target.addEventListener(topic, listener);
+      return {
+        next() {
+          if (closed) return Promise.resolve(done);
+          if (newest) {
+            const value = newest;
+            newest = undefined;
+            return Promise.resolve({ done: false, value });
+          }
+          return new Promise((resolve) => (waiting = resolve));
+        },
+        return() {
+          if (!closed) {
+            closed = true;
+            target.removeEventListener(topic, listener);
+            waiting?.(done);
+            waiting = undefined;
+          }
+          return Promise.resolve(done);
+        },
+      };
+    },
+  };
+}
+
 /**
  * In memory for one instance; through Redis pub/sub when REDIS_URL is set, so every instance hears
  * what any instance commits. One pair of Redis connections carries every channel.
@@ -57,13 +113,13 @@ export function createAnnouncements(options: {
   const localTarget = new EventTarget();
   // Every subscriber of an account listens on the same event name: thousands are normal, not a leak.
   setMaxListeners(0, localTarget);
-  const pubSub = createPubSub<Channels>({
-    eventTarget: publishClient && subscribeClient ? createRedisEventTarget({ publishClient, subscribeClient }) : (localTarget as never),
-  });
+  const eventTarget: NoticeTarget = publishClient && subscribeClient ? createRedisEventTarget({ publishClient, subscribeClient }) : localTarget;
+  const pubSub = createPubSub<Channels>({ eventTarget: eventTarget as never });
   return {
     bookingEvents: {
       publish: (accountId, notice) => pubSub.publish('booking-event', accountId, notice),
-      subscribe: (accountId) => pubSub.subscribe('booking-event', accountId),
+      // The topic createPubSub publishes an account's notices under.
+      subscribe: (accountId) => newestNotices(eventTarget, `booking-event:${accountId}`),
     },
     usageAlerts: {
       publish: (accountId, alertId) => pubSub.publish('usage-alert', accountId, alertId),

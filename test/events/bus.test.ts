@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createAnnouncements, type Announcements } from '../../src/events/bus.js';
+import { requireService } from '../support/services.js';
+
+const redisUrl = await requireService('redis');
+
+/** The first notice a subscriber takes once `publish` has reached it. */
+async function settle(announcements: Announcements, viaRedis: boolean) {
+  // Through Redis a publish reaches subscribers a round trip later; a marker on another account shows it has.
+  if (!viaRedis) return;
+  const marker = `acc_marker_${randomUUID()}`;
+  const markers = announcements.bookingEvents.subscribe(marker)[Symbol.asyncIterator]();
+  // Subscribing through Redis is itself a round trip: publish until the marker arrives.
+  const arrived = markers.next();
+  let seen = false;
+  void arrived.then(() => (seen = true));
+  while (!seen) {
+    announcements.bookingEvents.publish(marker, { eventId: 'msg_marker', seq: '1' });
+    await Promise.race([arrived, new Promise((resolve) => setTimeout(resolve, 20))]);
+  }
+  await markers.return?.();
+}
+
+describe.each([
+  ['in memory', undefined],
+  ['through Redis', redisUrl],
+])('booking-event notices %s', (_name, url) => {
+  it.skipIf(_name === 'through Redis' && !url)('reach a subscriber from the moment it subscribes, newest first when several wait', async () => {
+    const announcements = createAnnouncements({ redisUrl: url });
+    try {
+      const accountId = `acc_${randomUUID()}`;
+      const notices = announcements.bookingEvents.subscribe(accountId)[Symbol.asyncIterator]();
+      await settle(announcements, url !== undefined);
+      // Published before the first next(): a stream subscribes, reads the log, then waits.
+      announcements.bookingEvents.publish(accountId, { eventId: 'msg_1', seq: '1' });
+      announcements.bookingEvents.publish(accountId, { eventId: 'msg_3', seq: '3' });
+      announcements.bookingEvents.publish(accountId, { eventId: 'msg_2', seq: '2' });
+      await settle(announcements, url !== undefined);
+      // One notice for the three: the newest position, enough to read the log past the last event sent.
+      expect(await notices.next()).toEqual({ done: false, value: { eventId: 'msg_3', seq: '3' } });
+
+      const waiting = notices.next();
+      announcements.bookingEvents.publish(accountId, { eventId: 'msg_4', seq: '4' });
+      expect(await waiting).toEqual({ done: false, value: { eventId: 'msg_4', seq: '4' } });
+
+      const pending = notices.next();
+      await notices.return?.();
+      expect(await pending).toEqual({ done: true, value: undefined });
+      announcements.bookingEvents.publish(accountId, { eventId: 'msg_5', seq: '5' });
+      expect(await notices.next()).toEqual({ done: true, value: undefined });
+    } finally {
+      await announcements.close();
+    }
+  });
+});
