@@ -202,14 +202,21 @@ function refuseCostly({ args, setResultAndStopExecution }: { args: ExecutionArgs
   if (refusals.length > 0) setResultAndStopExecution({ errors: refusals });
 }
 
-/** Replaces an answer over maxAnswerBytes by a `query_too_complex` error, whatever the transport. */
+/**
+ * Replaces an answer over maxAnswerBytes by a `query_too_complex` error, whatever the transport. The
+ * text measured is the one Yoga sends for an answer without errors (its results may carry their own
+ * `stringify`), so an answer is serialised once, not once to measure and again to send.
+ */
 export function useAnswerSizeLimit(): Plugin {
   const tooLarge = () => ({ errors: [queryTooComplex(`The answer is over ${maxAnswerBytes} bytes; ask for fewer fields or items.`)] });
   return {
     onExecute: () => ({
       onExecuteDone: ({ result, setResult }) => {
         if (Symbol.asyncIterator in Object(result)) return;
-        if (Buffer.byteLength(JSON.stringify(result)) > maxAnswerBytes) setResult(tooLarge());
+        const text = JSON.stringify(result);
+        if (Buffer.byteLength(text) > maxAnswerBytes) setResult(tooLarge());
+        // Answers with errors are reshaped before they are sent (Yoga drops internal extensions).
+        else if (!(result as ExecutionResult).errors) setResult({ ...(result as ExecutionResult), stringify: () => text } as ExecutionResult);
       },
     }),
   };
