@@ -75,13 +75,11 @@ export interface KeptGraphQLAnswer {
   route: string;
 }
 
-/** What a query text whose answers are kept needs to be answered before Yoga parses it. */
-interface KeepableQuery {
-  fingerprints: DataFingerprint[];
-  route: string;
+function operationKey(params: GraphQLRequestParams): string {
+  return `${params.operationName ?? ''}\0${params.query}`;
 }
 
-/** Query texts remembered as keepable: far more than clients send, few enough to stay small. */
+/** Operations (query text and operation name) remembered as keepable: far more than clients send, few enough to stay small. */
 const maxKeepableQueries = 2_000;
 
 /**
@@ -97,7 +95,8 @@ const maxKeepableQueries = 2_000;
 export class KeptGraphQLAnswers {
   private readonly kept: KeptAnswers<KeptGraphQLAnswer>;
   private readonly askedOnce = new Set<string>();
-  private readonly keepable = new LRUCache<string, KeepableQuery>({ max: maxKeepableQueries });
+  /** The fingerprints of each operation whose answers have been kept: what answering it before Yoga parses it needs. */
+  private readonly keepable = new LRUCache<string, DataFingerprint[]>({ max: maxKeepableQueries });
   private readonly printedDocuments = new WeakMap<DocumentNode, string>();
 
   constructor(
@@ -109,11 +108,11 @@ export class KeptGraphQLAnswers {
     this.kept = new KeptAnswers(budget);
   }
 
-  /** The answer kept for a request whose query text had one kept before; undefined when Yoga must answer it. */
+  /** The answer kept for a request whose operation had one kept before; undefined when Yoga must answer it. */
   async lookup(context: Context, params: GraphQLRequestParams): Promise<KeptGraphQLAnswer | undefined> {
-    const keepable = this.keepable.get(params.query);
-    if (!keepable) return undefined;
-    const answer = this.kept.get(await this.keyOf(context, keepable.fingerprints, params));
+    const fingerprints = this.keepable.get(operationKey(params));
+    if (!fingerprints) return undefined;
+    const answer = this.kept.get(await this.keyOf(context, fingerprints, params));
     // A miss is counted by the plugin, which runs next for the same request.
     if (answer) this.onLookup('hit');
     return answer;
@@ -149,7 +148,8 @@ export class KeptGraphQLAnswers {
             // As Yoga serialises an answer without errors.
             const body = JSON.stringify(result);
             this.kept.set(key, { result, body, route }, body.length);
-            if (sentText !== undefined) this.keepable.set(sentText, { fingerprints, route });
+            // By operation, not text alone: each operation of a document has its own fingerprints.
+            if (sentText !== undefined) this.keepable.set(operationKey(params), fingerprints);
           },
         };
       },

@@ -110,6 +110,16 @@ describe('kept GraphQL answers over HTTP', () => {
     ).resolves.toBe(0);
   });
 
+  it('are kept for each operation of a document with several, each under its own fingerprints', async () => {
+    const query = 'query Kinds { categories(first: 1) { edges { node { slug } } } } query Offered { services(first: 1) { edges { node { id } } } }';
+    const operations = ['Kinds', 'Offered'].map((operationName) => ({ query, operationName }));
+    for (const request of operations) for (let sent = 0; sent < 2; sent++) await post(request);
+    const answers: Sent[] = [];
+    expect(await answeredBeforeYoga(async () => answers.push(...(await Promise.all(operations.map((request) => post(request))))))).toBe(2);
+    expect(JSON.parse(answers[0]!.body).data.categories).toBeDefined();
+    expect(JSON.parse(answers[1]!.body).data.services).toBeDefined();
+  });
+
   it('are never given to another caller or after the data changed', async () => {
     const request = { query: '{ categories(first: 2) { edges { node { slug name } } } }' };
     for (let sent = 0; sent < 2; sent++) await post(request);
