@@ -112,4 +112,17 @@ describe('useSubscriptionFanOut', () => {
     expect(fan.executions()).toBe(2);
     await Promise.all(subscribers.map(({ stream }) => stream.return(undefined)));
   });
+
+  it('lets each subscriber’s source go when the subscriber returns', async () => {
+    const fan = harness();
+    const subscribers = await Promise.all(Array.from({ length: 3 }, () => fan.subscribe(apiKey('key_a'), 'subscription { ticks { n } }')));
+    await expect.poll(() => fan.subscribers()).toBe(3);
+    fan.publish({ n: 1 });
+    await Promise.all(subscribers.map(({ first }) => first));
+    await subscribers[0]!.stream.return(undefined);
+    expect(fan.subscribers()).toBe(2);
+    await Promise.all(subscribers.slice(1).map(({ stream }) => stream.return(undefined)));
+    expect(fan.subscribers()).toBe(0);
+    await expect(subscribers[0]!.stream.next()).resolves.toEqual({ done: true, value: undefined });
+  });
 });
