@@ -82,7 +82,7 @@ export function createGraphQLServer(
       useDocumentErrorCodes(),
       useInputCoercion(),
       // Before the limits' per-request checks: a kept answer was asked before with the same
-      // document, variables and caller, so it passed them then, and it is far under the answer limit.
+      // operation, variables and caller, so it passed them then, and it is far under the answer limit.
       keptAnswers.plugin(),
       useQueryLimits(),
       useResumableServerSentEvents(),
