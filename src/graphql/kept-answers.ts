@@ -76,7 +76,7 @@ export interface KeptGraphQLAnswer {
 }
 
 function operationKey(params: GraphQLRequestParams): string {
-  return `${params.operationName ?? ''}\0${params.query}`;
+  return JSON.stringify([params.operationName ?? null, params.query]);
 }
 
 /** Operations (query text and operation name) remembered as keepable: far more than clients send, few enough to stay small. */
@@ -158,17 +158,10 @@ export class KeptGraphQLAnswers {
 
   private async keyOf(context: Context, fingerprints: readonly DataFingerprint[], params: GraphQLRequestParams): Promise<string> {
     const values = await fingerprintValues(context, fingerprints);
-    return createHash('sha256')
-      .update(callerOf(context.principal))
-      .update('\0')
-      .update(values.join('\0'))
-      .update('\0')
-      .update(params.query)
-      .update('\0')
-      .update(params.operationName ?? '')
-      .update('\0')
-      .update(JSON.stringify(params.variables ?? {}))
-      .digest('base64url');
+    // As JSON: no two requests write the same (an empty operation name is not a missing one, a NUL in
+    // the text is not a separator).
+    const request = JSON.stringify([callerOf(context.principal), values, params.query, params.operationName ?? null, params.variables ?? {}]);
+    return createHash('sha256').update(request).digest('base64url');
   }
 
   private printed(document: DocumentNode): string {

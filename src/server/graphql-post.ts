@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { GraphQLRequestParams } from '../graphql/kept-answers.js';
+import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
 
 /** A GraphQL POST that Yoga would answer with one JSON body, and the media type it would answer in. */
 export interface PlainGraphQLPost {
@@ -12,10 +13,25 @@ const answerMediaTypes = ['application/graphql-response+json', 'application/json
 /** Bodies past this are never kept queries; they are left to Yoga unread. */
 const maxPlainPostBytes = 64 * 1024;
 
-const jsonRequestType = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
+/** As Yoga's JSON body parser takes it (case and spacing included), with no charset but UTF-8. */
+const jsonRequestType = /^application\/json(; ?charset=(utf|UTF)-8)?$/;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Whether every number in a parsed JSON value is written back as it was read, so that equal keys
+ * mean equal variables: `1e999` parses as Infinity (which Yoga refuses) and would be written as null.
+ */
+function numbersWriteBack(value: unknown): boolean {
+  const pending = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'number' && (!Number.isFinite(next) || Object.is(next, -0))) return false;
+    if (typeof next === 'object' && next !== null) pending.push(...Object.values(next));
+  }
+  return true;
 }
 
 /**
@@ -57,5 +73,7 @@ export function plainGraphQLPost(method: string, headers: IncomingHttpHeaders, b
   if (typeof query !== 'string' || Object.keys(others).length > 0) return undefined;
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
   if (variables !== undefined && variables !== null && !isPlainObject(variables)) return undefined;
+  // Yoga refuses these (or reads them in ways a key would blur): they are its to answer.
+  if (variables && (nestsDeeperThan(variables, maxJsonNesting) || !numbersWriteBack(variables))) return undefined;
   return { params: { query, operationName, variables }, mediaType };
 }

@@ -110,6 +110,32 @@ describe('kept GraphQL answers over HTTP', () => {
     ).resolves.toBe(0);
   });
 
+  it('are never given to a request Yoga would refuse: an empty operation name, NUL characters, overflowing numbers, another content type', async () => {
+    const categories = '{ categories(first: 2) { edges { node { slug } } } }';
+    const commented = `${categories}#`;
+    const events = { query: eventQuery, operationName: 'OneEvent' };
+    const kept = [{ query: categories }, { query: `${commented}\u0000\u0000${commented}` }, { ...events, variables: { first: null } }];
+    for (const request of kept) for (let sent = 0; sent < 2; sent++) expect((await post(request)).status).toBe(200);
+    expect(await answeredBeforeYoga(() => Promise.all(kept.map((request) => post(request))))).toBe(kept.length);
+
+    const refused: [body: string | object, headers: Record<string, string>, status: number][] = [
+      // Yoga looks for an operation named "" and finds none.
+      [{ query: categories, operationName: '' }, {}, 400],
+      // The same characters as the kept text and name run together, split elsewhere.
+      [{ query: commented, operationName: `\u0000${commented}\u0000` }, {}, 400],
+      // Infinity is not an Int, though JSON.stringify writes it as the kept null.
+      [`{"query":${JSON.stringify(eventQuery)},"operationName":"OneEvent","variables":{"first":1e999}}`, {}, 400],
+      // Yoga's JSON parser takes application/json exactly as written.
+      [{ query: categories }, { 'content-type': 'Application/JSON' }, 415],
+      [{ query: categories }, { 'content-type': 'application/json ; charset=utf-8' }, 415],
+    ];
+    for (const [body, headers, status] of refused) {
+      let answer!: Sent;
+      expect(await answeredBeforeYoga(async () => (answer = await post(body, headers)))).toBe(0);
+      expect(answer.status).toBe(status);
+    }
+  });
+
   it('are kept for each operation of a document with several, each under its own fingerprints', async () => {
     const query = 'query Kinds { categories(first: 1) { edges { node { slug } } } } query Offered { services(first: 1) { edges { node { id } } } }';
     const operations = ['Kinds', 'Offered'].map((operationName) => ({ query, operationName }));
