@@ -5,9 +5,12 @@ import { requireService } from '../support/services.js';
 
 const redisUrl = await requireService('redis');
 
-/** The first notice a subscriber takes once `publish` has reached it. */
+/**
+ * Returns once everything published before has reached this instance's subscribers. In memory that is
+ * at once; through Redis it is a round trip later, and a marker published on another account and
+ * received shows it (Redis keeps one connection's messages in order).
+ */
 async function settle(announcements: Announcements, viaRedis: boolean) {
-  // Through Redis a publish reaches subscribers a round trip later; a marker on another account shows it has.
   if (!viaRedis) return;
   const marker = `acc_marker_${randomUUID()}`;
   const markers = announcements.bookingEvents.subscribe(marker)[Symbol.asyncIterator]();
@@ -25,8 +28,8 @@ async function settle(announcements: Announcements, viaRedis: boolean) {
 describe.each([
   ['in memory', undefined],
   ['through Redis', redisUrl],
-])('booking-event notices %s', (_name, url) => {
-  it.skipIf(_name === 'through Redis' && !url)('reach a subscriber from the moment it subscribes, newest first when several wait', async () => {
+])('booking-event notices %s', (name, url) => {
+  it.skipIf(name === 'through Redis' && !url)('reach a subscriber from the moment it subscribes, newest first when several wait', async () => {
     const announcements = createAnnouncements({ redisUrl: url });
     try {
       const accountId = `acc_${randomUUID()}`;
