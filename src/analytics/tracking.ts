@@ -29,6 +29,11 @@ export function graphqlRouteOf(operationName: string | null | undefined): string
   return operationName && operationName.length <= maxOperationNameLength && graphqlName.test(operationName) ? `graphql:${operationName}` : otherGraphQLRoute;
 }
 
+/** The route of the operation of `document` that `operationName` picks. */
+export function operationRouteOf(document: DocumentNode, operationName: string | null | undefined): string {
+  return graphqlRouteOf(getOperationAST(document, operationName)?.name?.value);
+}
+
 /** What the HTTP layer lends an operation's context, to learn which operation ran. */
 export interface OperationRouteListener {
   operationRan?(route: string): void;
@@ -37,8 +42,7 @@ export interface OperationRouteListener {
 /** Tells the request's listener the route of the operation it executes, once parsed, validated and found. */
 export function useOperationRoute(): Plugin {
   const report = ({ args }: { args: { document: DocumentNode; operationName?: string | null | undefined; contextValue: unknown } }) => {
-    const operation = getOperationAST(args.document, args.operationName);
-    (args.contextValue as OperationRouteListener).operationRan?.(graphqlRouteOf(operation?.name?.value));
+    (args.contextValue as OperationRouteListener).operationRan?.(operationRouteOf(args.document, args.operationName));
   };
   return { onExecute: report, onSubscribe: report };
 }

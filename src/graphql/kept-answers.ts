@@ -3,7 +3,7 @@ import { getOperationAST, Kind, OperationTypeNode, print, type DocumentNode, typ
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { credentialIdOf, grantedScopes, type Principal } from '../access/principal.js';
-import { graphqlRouteOf } from '../analytics/tracking.js';
+import { operationRouteOf } from '../analytics/tracking.js';
 import { KeptAnswers } from '../shared/kept-answers.js';
 import type { Context } from './context.js';
 import { isTrustedDocument } from './trusted-documents.js';
@@ -124,7 +124,6 @@ export class KeptGraphQLAnswers {
         const fingerprints = isTrustedDocument(args.document) ? undefined : fingerprintsOf(this.schema, args.document, args.operationName);
         if (!fingerprints) return undefined;
         const context = args.contextValue;
-        const route = graphqlRouteOf(getOperationAST(args.document, args.operationName)?.name?.value);
         // The text as sent over HTTP; over WebSocket there is none, and the printed document stands in.
         const sentText = typeof context.params?.query === 'string' ? context.params.query : undefined;
         const params = { query: sentText ?? this.printed(args.document), operationName: args.operationName, variables: args.variableValues };
@@ -147,7 +146,7 @@ export class KeptGraphQLAnswers {
             if (isAsyncIterable(result) || result.errors) return;
             // As Yoga serialises an answer without errors.
             const body = JSON.stringify(result);
-            this.kept.set(key, { result, body, route }, body.length);
+            this.kept.set(key, { result, body, route: operationRouteOf(args.document, args.operationName) }, body.length);
             // By operation, not text alone: each operation of a document has its own fingerprints.
             if (sentText !== undefined) this.keepable.set(operationKey(params), fingerprints);
           },
