@@ -306,10 +306,10 @@ async function race(databaseUrl: string) {
   try {
     const cases = raceCases(ours.fixture, peer.fixture.url);
     await checkEquivalence(cases);
-    // BENCH_RACE_ONLY=<part of a contender's name>: only those contenders (and PostGraphile, for the
-    // ratio), e.g. to profile one of them with BENCH_CPU_PROFILE.
-    const only = process.env['BENCH_RACE_ONLY'];
-    if (only) for (const raced of cases) raced.contenders = raced.contenders.filter((contender) => contender.peer || contender.name.includes(only));
+    // BENCH_RACE_ONLY=<parts of contenders' names, comma-separated>: only those contenders (and
+    // PostGraphile, for the ratio), e.g. to profile one of them with BENCH_CPU_PROFILE.
+    const only = process.env['BENCH_RACE_ONLY']?.split(',');
+    if (only) for (const raced of cases) raced.contenders = raced.contenders.filter((contender) => contender.peer || only.some((part) => contender.name.includes(part)));
     for (const { name, contenders } of cases) {
       let peerRate = 0;
       for (const contender of contenders) {

@@ -1,5 +1,5 @@
 import type { Prisma } from '../generated/prisma/client.js';
-import { builder } from '../graphql/builder.js';
+import { builder, nodeScope } from '../graphql/builder.js';
 import { answersKeptUnder } from '../graphql/kept-answers.js';
 import { AppError } from '../shared/errors.js';
 import { attractionWhere, eventWhere } from './filters.js';
@@ -7,10 +7,10 @@ import { attractionTimelines, viewUpdatedAt } from './timeline.js';
 import { directoryDataVersion } from './version.js';
 
 /**
- * Every directory type needs directory:read, however it is reached (a root field, node(id:), a
- * relation). Checked once per object rather than once per field: a page of 50 events is ~2,000 fields.
+ * Every directory type needs directory:read, checked where its objects are reached: the root fields
+ * below and node/nodes (nodeScope). Only directory types lead to directory types.
  */
-const directoryTypeScope = { authScopes: { scope: 'directory:read' }, runScopesOnType: true } as const;
+const directoryTypeScope = { extensions: nodeScope('directory:read') } as const;
 
 /** Root fields over the directory: answers are kept until the directory version changes. */
 const directoryRootField = {

@@ -31,17 +31,41 @@ const namelessNode = '';
 /** The most ids one `nodes(ids:)` call resolves. */
 const maxNodeIds = 100;
 
+const nodeScopeExtension = 'hallowgateNodeScope';
+
+/**
+ * Type `extensions` for a node type whose objects need `scope`, checked where they are reached:
+ * its root fields (their own authScopes) and node/nodes (here), before anything is loaded. Cheaper
+ * than a type scope, which Pothos checks on every field or as an `isTypeOf` that reads the context
+ * (which graphql-jit cannot call); so no field of another type may return such a type
+ * (test/access/widget-scope.test.ts walks the schema for one).
+ */
+export function nodeScope(scope: Scope) {
+  return { [nodeScopeExtension]: scope };
+}
+
+export function nodeScopeOf(type: { extensions: Readonly<Record<string, unknown>> } | undefined): Scope | undefined {
+  return type?.extensions[nodeScopeExtension] as Scope | undefined;
+}
+
 /**
  * Records for node ids, in order: null for an id naming no node type, or no record the caller may
- * see (every node's lookup is nullable and scoped to the caller), without failing the others.
+ * see (every node's lookup is nullable and scoped to the caller), a refusal in the place of an id
+ * whose type needs a scope the caller lacks, without failing the others.
  */
-function resolveNodeIds(context: Context, info: GraphQLResolveInfo, ids: readonly { typename: string; id: string }[]): Promise<unknown[]> {
-  return resolveNodes(
+async function resolveNodeIds(context: Context, info: GraphQLResolveInfo, ids: readonly { typename: string; id: string }[]): Promise<unknown[]> {
+  const refusals = ids.map((id) => {
+    const scope = id.typename === namelessNode ? undefined : nodeScopeOf(info.schema.getType(id.typename) ?? undefined);
+    return scope && !hasScope(context.principal, scope) ? refusalFor(context.principal, [scope]) : undefined;
+  });
+  const records = await resolveNodes(
     builder,
     context,
     info,
-    ids.map((id) => (id.typename === namelessNode ? null : id)),
+    ids.map((id, index) => (id.typename === namelessNode || refusals[index] ? null : id)),
   );
+  // An error in a list's place is an error at that place only (both executors).
+  return records.map((record, index) => refusals[index] ?? record);
 }
 
 /** Why a caller may not have what needs `missing` (an API key when empty): 401 without a credential, else 403. */

@@ -16,9 +16,6 @@ export type DataFingerprint = (context: Context) => Promise<string>;
 
 const extensionName = 'hallowgateDataFingerprint';
 
-/** Keys of answers asked for once and not kept; forgotten all at once when this many. */
-const maxAskedOnce = 50_000;
-
 /** Field `extensions` that let the field's answers be kept under its data fingerprint. */
 export function answersKeptUnder(fingerprint: DataFingerprint) {
   return { [extensionName]: fingerprint };
@@ -44,7 +41,7 @@ export function fingerprintsOf(schema: GraphQLSchema, document: DocumentNode, op
 }
 
 /** The request's values of `fingerprints`, each read once per request. */
-export function fingerprintValues(context: Context, fingerprints: readonly DataFingerprint[]): Promise<string[]> {
+function fingerprintValues(context: Context, fingerprints: readonly DataFingerprint[]): Promise<string[]> {
   const reads = context.fingerprintReads;
   return Promise.all(
     fingerprints.map((fingerprint) => {
@@ -53,6 +50,11 @@ export function fingerprintValues(context: Context, fingerprints: readonly DataF
       return value;
     }),
   );
+}
+
+/** An answer's key: its request's key (the caller and the request), under the values of the data fingerprints read for it. */
+export async function answerKeyOf(context: Context, fingerprints: readonly DataFingerprint[], requestKey: string): Promise<string> {
+  return `${requestKey}${JSON.stringify(await fingerprintValues(context, fingerprints))}`;
 }
 
 /** Answers differ by caller only through what the caller may see. */
@@ -75,6 +77,14 @@ export interface KeptGraphQLAnswer {
   route: string;
 }
 
+/** A request's key without the data: the caller and the request as sent. */
+function requestKeyOf(context: Context, params: GraphQLRequestParams): string {
+  // As JSON: no two requests write the same (an empty operation name is not a missing one, a NUL in
+  // the text is not a separator).
+  const request = JSON.stringify([callerOf(context.principal), params.query, params.operationName ?? null, params.variables ?? {}]);
+  return createHash('sha256').update(request).digest('base64url');
+}
+
 function operationKey(params: GraphQLRequestParams): string {
   return JSON.stringify([params.operationName ?? null, params.query]);
 }
@@ -94,7 +104,6 @@ const maxKeepableQueries = 2_000;
  */
 export class KeptGraphQLAnswers {
   private readonly kept: KeptAnswers<KeptGraphQLAnswer>;
-  private readonly askedOnce = new Set<string>();
   /** The fingerprints of each operation whose answers have been kept: what answering it before Yoga parses it needs. */
   private readonly keepable = new LRUCache<string, DataFingerprint[]>({ max: maxKeepableQueries });
   private readonly printedDocuments = new WeakMap<DocumentNode, string>();
@@ -112,7 +121,10 @@ export class KeptGraphQLAnswers {
   async lookup(context: Context, params: GraphQLRequestParams): Promise<KeptGraphQLAnswer | undefined> {
     const fingerprints = this.keepable.get(operationKey(params));
     if (!fingerprints) return undefined;
-    const answer = this.kept.get(await this.keyOf(context, fingerprints, params));
+    const requestKey = requestKeyOf(context, params);
+    // A request not asked for before has no answer kept, and its fingerprints need not be read.
+    if (!this.kept.wasAsked(requestKey)) return undefined;
+    const answer = this.kept.get(await answerKeyOf(context, fingerprints, requestKey));
     // A miss is counted by the plugin, which runs next for the same request.
     if (answer) this.onLookup('hit');
     return answer;
@@ -127,18 +139,18 @@ export class KeptGraphQLAnswers {
         // The text as sent over HTTP; over WebSocket there is none, and the printed document stands in.
         const sentText = typeof context.params?.query === 'string' ? context.params.query : undefined;
         const params = { query: sentText ?? this.printed(args.document), operationName: args.operationName, variables: args.variableValues };
-        const key = await this.keyOf(context, fingerprints, params);
+        const requestKey = requestKeyOf(context, params);
+        // Kept the second time it is asked for: one-off queries (most first-time reads) then neither
+        // read the fingerprints, nor push kept answers out, nor pay for measuring their own size.
+        if (!this.kept.askedBefore(requestKey)) {
+          this.onLookup('miss');
+          return undefined;
+        }
+        const key = await answerKeyOf(context, fingerprints, requestKey);
         const answer = this.kept.get(key);
         this.onLookup(answer ? 'hit' : 'miss');
         if (answer) {
           setResultAndStopExecution(answer.result);
-          return undefined;
-        }
-        // Keep an answer the second time it is asked for: one-off queries (most first-time reads)
-        // then neither push kept answers out nor pay for measuring their own size.
-        if (!this.askedOnce.has(key)) {
-          if (this.askedOnce.size >= maxAskedOnce) this.askedOnce.clear();
-          this.askedOnce.add(key);
           return undefined;
         }
         return {
@@ -153,14 +165,6 @@ export class KeptGraphQLAnswers {
         };
       },
     };
-  }
-
-  private async keyOf(context: Context, fingerprints: readonly DataFingerprint[], params: GraphQLRequestParams): Promise<string> {
-    const values = await fingerprintValues(context, fingerprints);
-    // As JSON: no two requests write the same (an empty operation name is not a missing one, a NUL in
-    // the text is not a separator).
-    const request = JSON.stringify([callerOf(context.principal), values, params.query, params.operationName ?? null, params.variables ?? {}]);
-    return createHash('sha256').update(request).digest('base64url');
   }
 
   private printed(document: DocumentNode): string {

@@ -5,7 +5,7 @@ import { unauthenticated } from '../access/keys.js';
 import { hasScope, insufficientScope } from '../access/principal.js';
 import type { Context } from '../graphql/context.js';
 import { markLogged } from '../graphql/errors.js';
-import { callerOf, fingerprintValues } from '../graphql/kept-answers.js';
+import { answerKeyOf, callerOf } from '../graphql/kept-answers.js';
 import { schema } from '../graphql/schema.js';
 import { AppError, isErrorCode, statusForCode, type FieldError } from '../shared/errors.js';
 import { KeptAnswers } from '../shared/kept-answers.js';
@@ -251,18 +251,16 @@ export function createRestRouter(routes: RestRoute[], onLookup: (outcome: 'hit' 
       const body = method === 'POST' || method === 'PATCH' ? parseJsonBody(request, rawBody) : undefined;
       const variables = compiled.variablesOf({ params, query: url.searchParams, headers: request.headers, body });
 
-      // Fingerprints are read before the operation runs, so a representation is never filed under a newer one than its data.
+      // Fingerprints are read before the operation runs, so a representation is never filed under a
+      // newer one than its data. Kept from the first time (unlike GraphQL answers), so that the
+      // conditional GET that follows a GET costs the fingerprint read only.
       const representationKey = compiled.fingerprints
-        ? createHash('sha256')
-            .update(callerOf(context.principal))
-            .update('\0')
-            .update((await fingerprintValues(context, compiled.fingerprints)).join('\0'))
-            .update('\0')
+        ? await answerKeyOf(
+            context,
+            compiled.fingerprints,
             // With the origin: Link headers name it.
-            .update(url.origin)
-            .update(url.pathname)
-            .update(url.search)
-            .digest('base64url')
+            createHash('sha256').update(callerOf(context.principal)).update('\0').update(url.origin).update(url.pathname).update(url.search).digest('base64url'),
+          )
         : undefined;
       const sent = representationKey ? known.get(representationKey) : undefined;
       if (representationKey) onLookup(sent ? 'hit' : 'miss');

@@ -7,6 +7,7 @@ import { createContext, type AppServices, type Context } from '../graphql/contex
 import { useDocumentErrorCodes, useServerErrorLog, maskGraphQLError, yogaLogLevel } from '../graphql/errors.js';
 import { useInputCoercion } from '../graphql/input-coercion.js';
 import type { KeptGraphQLAnswers } from '../graphql/kept-answers.js';
+import { useCompiledExecution } from '../graphql/compiled-execution.js';
 import { useAnswerSizeLimit, useQueryLimits, useRequestParams } from '../graphql/limits.js';
 import { useSubscriptionFanOut } from '../graphql/subscription-fan-out.js';
 import { schema } from '../graphql/schema.js';
@@ -95,6 +96,7 @@ export function createGraphQLServer(
       useRefusalStatus(),
       useStreamRevocation(openConnections),
       useAnswerSizeLimit(),
+      useCompiledExecution(),
     ],
     maskedErrors: { maskError: (error) => maskGraphQLError(error) },
     // Served by the HTTP layer from the gateway's own files (src/server/graphiql.ts), under its own CSP.

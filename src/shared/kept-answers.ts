@@ -1,15 +1,34 @@
 import { LRUCache } from 'lru-cache';
 
+/** Requests asked for once, remembered by key; forgotten all at once when this many. */
+const maxAskedOnce = 50_000;
+
 /**
  * Answers already computed, keyed by whatever makes them equal (data fingerprint and request),
- * within a budget of characters; the least recently used go first.
+ * within a budget of characters; the least recently used go first. Only requests asked for before
+ * are looked up and kept: a one-off read (a new page, a new filter) costs neither the fingerprint
+ * read nor room here.
  */
 export class KeptAnswers<Answer extends object> {
   private readonly answers: LRUCache<string, Answer>;
+  private readonly askedOnce = new Set<string>();
 
   constructor(budget: number) {
     // One large answer must not push out everything else: an answer over 1/64 of the budget is not kept.
     this.answers = new LRUCache<string, Answer>({ maxSize: budget, maxEntrySize: Math.max(1, Math.floor(budget / 64)) });
+  }
+
+  /** Whether the request (its key without the data fingerprints) was asked for before; records it when not. */
+  askedBefore(requestKey: string): boolean {
+    if (this.askedOnce.has(requestKey)) return true;
+    if (this.askedOnce.size >= maxAskedOnce) this.askedOnce.clear();
+    this.askedOnce.add(requestKey);
+    return false;
+  }
+
+  /** askedBefore without recording the request. */
+  wasAsked(requestKey: string): boolean {
+    return this.askedOnce.has(requestKey);
   }
 
   get(key: string): Answer | undefined {

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getNamedType, isObjectType, type GraphQLNamedType } from 'graphql';
 import { createWidgetToken } from '../../src/access/admin.js';
+import { nodeScopeOf } from '../../src/graphql/builder.js';
+import { schema } from '../../src/graphql/schema.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { bearer, postGraphQL } from './requests.js';
 
@@ -77,6 +80,58 @@ describe('a widget token reads only the directory', () => {
 
     const rest = await fetch(`${server.url}/api/v1/events?limit=1`, { headers: bearer(token, { origin: shop }) });
     expect(rest.status).toBe(200);
+  });
+});
+
+describe('directory objects through node and nodes', () => {
+  it('are refused to a key without directory:read, naming the scope, while its other ids resolve', async () => {
+    const { keyId, key } = await server.createKey({ accountId, scopes: ['bookings:read', 'webhooks:manage'] });
+    const category = await server.prisma.category.findFirstOrThrow();
+    const event = await server.prisma.event.findUniqueOrThrow({ where: { id: eventId } });
+    const answer = await graphql(key, `{ node(id: "${eventId}") { id ... on Event { title } } nodes(ids: ["${category.id}", "${keyId}"]) { id ... on Category { slug } } }`);
+
+    expect(answer.data).toEqual({ node: null, nodes: [null, { id: keyId }] });
+    expect(JSON.stringify(answer)).not.toContain(event.title);
+    expect(JSON.stringify(answer)).not.toContain(category.slug);
+    const refusals = (answer.errors ?? []).map((error) => ({ path: error.path, code: error.extensions.code, message: error.message }));
+    expect(refusals).toEqual(
+      expect.arrayContaining([
+        { path: ['node'], code: 'insufficient_scope', message: 'This needs the directory:read scope.' },
+        { path: ['nodes', 0], code: 'insufficient_scope', message: 'This needs the directory:read scope.' },
+      ]),
+    );
+    expect(refusals).toHaveLength(2);
+  });
+});
+
+describe('types whose objects need a scope (nodeScope)', () => {
+  // Their scope is checked at their root fields and node/nodes only, so nothing else may lead to them.
+  it('are reached only from each other, their connections, and root query fields that check the same scope', () => {
+    const types = Object.values(schema.getTypeMap()).filter(isObjectType);
+    const scopeOf = (type: GraphQLNamedType) => nodeScopeOf(isObjectType(type) ? type : undefined);
+    // A connection or edge of a scoped type (edges { node }, or node + cursor) is one with it.
+    const nodeOf = (type: GraphQLNamedType): GraphQLNamedType | undefined => {
+      if (!isObjectType(type)) return undefined;
+      const fields = type.getFields();
+      if (fields['edges'] && fields['pageInfo']) return nodeOf(getNamedType(fields['edges'].type));
+      return fields['node'] && fields['cursor'] ? getNamedType(fields['node'].type) : undefined;
+    };
+    const needed = (type: GraphQLNamedType) => scopeOf(type) ?? scopeOf(nodeOf(type) ?? type);
+    const scoped = types.filter((type) => needed(type));
+    expect(scoped.map((type) => type.name)).toEqual(expect.arrayContaining(['Event', 'Attraction', 'Category', 'Image', 'QueryEventsConnection']));
+
+    const leaks: string[] = [];
+    for (const parent of types) {
+      if (needed(parent)) continue;
+      for (const field of Object.values(parent.getFields())) {
+        const scope = needed(getNamedType(field.type));
+        if (!scope) continue;
+        const rootScope = (field.extensions['pothosOptions'] as { authScopes?: unknown } | undefined)?.authScopes;
+        const checked = parent === schema.getQueryType() && JSON.stringify(rootScope) === JSON.stringify({ scope });
+        if (!checked) leaks.push(`${parent.name}.${field.name}`);
+      }
+    }
+    expect(leaks).toEqual([]);
   });
 });
 

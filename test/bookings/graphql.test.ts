@@ -195,9 +195,9 @@ describe('GraphQL bookings', () => {
     await call('PATCH', `/v1/bookings/${created.body.id}`, { customer: { name: 'Grace Hopper' } });
     expect((await listed())[0].customer.name).toBe('Grace Hopper');
     await call('DELETE', `/v1/bookings/${created.body.id}`);
-    expect((await listed())[0].status).toBe('CANCELLED');
+    // A query asked for before is kept at its first run under the new fingerprint.
+    expect(await bookingReads(async () => expect((await listed())[0].status).toBe('CANCELLED'))).toBe(1);
     expect(await restListed()).toEqual([[created.body.id, 'cancelled']]);
-    expect(await bookingReads(listed)).toBe(1);
     expect(await bookingReads(listed)).toBe(0);
 
     // Another account's key never gets this account's kept answer.

@@ -127,15 +127,19 @@ describe('GET /api/v1/events', () => {
     expect(JSON.stringify(response.body)).toContain(parameter);
   });
 
-  it('resolves a page of 1, 20 or 100 events with categories and images in one statement after the data fingerprint', async () => {
+  it('resolves a page of 1, 20 or 100 events with categories and images in one statement, after the data fingerprint where the answer may be kept', async () => {
     const query = `query($first: Int) { events(first: $first) { edges { node { id title categories { slug } images { url } } } } }`;
-    const graphql: number[] = [];
+    const graphqlFirstTime: number[] = [];
+    const graphqlSecondTime: number[] = [];
     const rest: number[] = [];
     for (const limit of [1, 20, 100]) {
-      graphql.push(await countStatements(() => call('POST', '/graphql', { query, variables: { first: limit } })));
+      // GraphQL keeps an answer the second time it is asked: only then is the fingerprint read.
+      graphqlFirstTime.push(await countStatements(() => call('POST', '/graphql', { query, variables: { first: limit } })));
+      graphqlSecondTime.push(await countStatements(() => call('POST', '/graphql', { query, variables: { first: limit } })));
       rest.push(await countStatements(() => call('GET', `/api/v1/events?limit=${limit}&include=categories,images`)));
     }
-    expect(graphql).toEqual([2, 2, 2]);
+    expect(graphqlFirstTime).toEqual([1, 1, 1]);
+    expect(graphqlSecondTime).toEqual([2, 2, 2]);
     expect(rest).toEqual([2, 2, 2]);
   });
 
@@ -153,8 +157,8 @@ describe('GET /api/v1/events', () => {
     for (const first of [1, 20, 100]) {
       counts.push(await countStatements(() => call('POST', '/graphql', { query, variables: { first } })));
     }
-    // The data fingerprint, the page of attractions, and one timeline statement for both fields.
-    expect(counts).toEqual([3, 3, 3]);
+    // The page of attractions and one timeline statement for both fields (asked for the first time, no data fingerprint).
+    expect(counts).toEqual([2, 2, 2]);
   });
 });
 
