@@ -98,9 +98,12 @@ export const complexityLimits = { complexity: 60_000, depth: 15, breadth: 300 };
 
 export const listMultiplier = 10;
 
+/** The context to weigh a document at its largest with: every page of every connection at its most items, whatever the arguments. */
+export const largestPages = Object.freeze({});
+
 /** A connection's selection counts once per item of its page; its `edges` list multiplies it by listMultiplier again, hence the division. */
-function fieldComplexity(args: Record<string, unknown>, _context: object, field: Pick<GraphQLField<unknown, unknown>, 'type' | 'args'>): FieldComplexityValue {
-  const pageArgument = [args['first'], args['last']].find((value) => typeof value === 'number');
+function fieldComplexity(args: Record<string, unknown>, context: object, field: Pick<GraphQLField<unknown, unknown>, 'type' | 'args'>): FieldComplexityValue {
+  const pageArgument = context === largestPages ? pageSizes.max : [args['first'], args['last']].find((value) => typeof value === 'number');
   if (getNamedType(field.type).name.endsWith('Connection') && field.args.some((arg) => arg.name === 'first')) {
     const page = Math.min(typeof pageArgument === 'number' ? Math.max(pageArgument, 0) : pageSizes.default, pageSizes.max);
     return { field: 1, multiplier: page / listMultiplier };

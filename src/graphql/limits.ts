@@ -21,13 +21,14 @@ import {
   type ValidationRule,
   type ExecutionArgs,
   type ExecutionResult,
+  type DocumentNode,
   validate,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../shared/errors.js';
 import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
 import { isTrustedDocument } from './trusted-documents.js';
-import { complexityLimits, listMultiplier } from './builder.js';
+import { complexityLimits, largestPages, listMultiplier } from './builder.js';
 
 /**
  * Limits every GraphQL document meets before it runs (with the cost, depth and breadth limits in
@@ -193,12 +194,40 @@ export function useQueryLimits(): Plugin {
   };
 }
 
+/** What the cost rule finds in an operation with these variables, weighed in `context` (largestPages for its largest). */
+function costErrors(args: ExecutionArgs, context: object): readonly GraphQLError[] {
+  return validate(args.schema, args.document, [costLimitRule(context, args.variableValues ?? {}, args.operationName)]);
+}
+
+/** The limits' own refusals among them: other errors (unknown operation, bad variables) are left to execution to report. */
+const refusalsIn = (errors: readonly GraphQLError[]) => errors.filter((error) => error.originalError instanceof AppError);
+
+/**
+ * Whether each operation (by document, then name) is within the limits whatever its variables:
+ * weighed once with every page at its largest, as cost depends on the variables only through page
+ * sizes. Only those that are not are weighed again for each request, with its variables.
+ */
+const withinLimitsAlways = new WeakMap<DocumentNode, Map<string | null, boolean>>();
+
+function isWithinLimitsAlways(args: ExecutionArgs): boolean {
+  let byOperation = withinLimitsAlways.get(args.document);
+  if (!byOperation) withinLimitsAlways.set(args.document, (byOperation = new Map()));
+  const operationName = args.operationName ?? null;
+  let within = byOperation.get(operationName);
+  if (within === undefined) {
+    const errors = costErrors(args, largestPages);
+    // Bad variables stop the rule before it weighs anything: no answer yet, ask again next time.
+    if (errors.length > 0 && refusalsIn(errors).length === 0) return false;
+    within = errors.length === 0;
+    byOperation.set(operationName, within);
+  }
+  return within;
+}
+
 /** Stops an operation over the cost limit before it runs. */
 function refuseCostly({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution(result: ExecutionResult): void }): void {
-  if (isTrustedDocument(args.document)) return;
-  const rule = costLimitRule(args.contextValue ?? {}, args.variableValues ?? {}, args.operationName);
-  // Other errors the rule may find (unknown operation, bad variables) are left to execution to report.
-  const refusals = validate(args.schema, args.document, [rule]).filter((error) => error.originalError instanceof AppError);
+  if (isTrustedDocument(args.document) || isWithinLimitsAlways(args)) return;
+  const refusals = refusalsIn(costErrors(args, args.contextValue ?? {}));
   if (refusals.length > 0) setResultAndStopExecution({ errors: refusals });
 }
 

@@ -121,6 +121,29 @@ describe('document limits', () => {
     expect(tooDeep.body.errors![0]!.message).toMatch(/depth/i);
   });
 
+  it('weighs a document by its variables once its largest pages could pass the limit, however often it ran within it', async () => {
+    const nested = 'query ($n: Int, $m: Int) { attractions(first: $n) { edges { node { events(first: $m) { edges { node { id title startsAt endsAt categories { slug } } } } } } } }';
+    const send = async (variables: Record<string, unknown>) => {
+      const response = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ query: nested, variables }),
+      });
+      return { status: response.status, body: (await response.json()) as Answer['body'] };
+    };
+    // Bad variables first: refused before anything is weighed, they leave no verdict on the document.
+    expect((await send({ n: 'many' })).status).toBe(400);
+    for (const small of [1, 2, 1]) {
+      const answer = await send({ n: small, m: small });
+      expect(answer.status).toBe(200);
+      expect(answer.body.errors).toBeUndefined();
+    }
+    const large = await send({ n: 100, m: 100 });
+    expect(large.status).toBe(400);
+    expect(large.body.errors?.[0]?.extensions?.code).toBe('query_too_complex');
+    expect((await send({ n: 1, m: 1 })).status).toBe(200);
+  });
+
   it(`keeps the largest answers the limits let through far under ${maxAnswerBytes} bytes`, async () => {
     // The standard introspection query (as GraphiQL sends it) passes; two of it do not.
     const introspection = await post(fullIntrospection);
