@@ -122,7 +122,8 @@ describe('document limits', () => {
   });
 
   it('weighs a document by its variables once its largest pages could pass the limit, however often it ran within it', async () => {
-    const nested = 'query ($n: Int, $m: Int) { attractions(first: $n) { edges { node { events(first: $m) { edges { node { id title startsAt endsAt categories { slug } } } } } } } }';
+    const nested =
+      'query ($n: Int, $m: Int) { attractions(first: $n) { edges { node { events(first: $m) { edges { node { id title startsAt endsAt categories { slug } } } } } } } }';
     const send = async (variables: Record<string, unknown>) => {
       const response = await fetch(`${server.url}/graphql`, {
         method: 'POST',
