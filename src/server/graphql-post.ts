@@ -1,6 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
+import { isAsyncIterable } from 'graphql-yoga';
 import type { GraphQLRequestParams } from '../graphql/kept-answers.js';
 import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
+import type { Yoga } from './yoga.js';
 
 /** A GraphQL POST that Yoga would answer with one JSON body, and the media type it would answer in. */
 export interface PlainGraphQLPost {
@@ -76,4 +79,36 @@ export function plainGraphQLPost(method: string, headers: IncomingHttpHeaders, b
   // Yoga refuses these (or reads them in ways a key would blur): they are its to answer.
   if (variables && (nestsDeeperThan(variables, maxJsonNesting) || !numbersWriteBack(variables))) return undefined;
   return { params: { query, operationName, variables }, mediaType };
+}
+
+/** A plain POST run before Yoga: the body of its 200 answer, or what Yoga is to answer instead of running it again. */
+export type PlainPostRun = { body: string } | { result: ExecutionResult | AsyncIterable<ExecutionResult> } | { error: unknown };
+
+/**
+ * Runs a plain POST's query or mutation through Yoga's envelop (every plugin /graphql has, as
+ * Yoga's own processRequest does) and gives the body of the answer Yoga would send when the result
+ * has no errors: 200 with the result as JSON, in the media type negotiated. That saves Yoga's Fetch
+ * request pipeline (a tenth of a small query's CPU). Anything else is Yoga's to answer: undefined
+ * when nothing ran (a syntax or validation error, a subscription), else the result or error it gave.
+ */
+export async function runPlainPost(enveloped: ReturnType<Yoga['getEnveloped']>, params: GraphQLRequestParams): Promise<PlainPostRun | undefined> {
+  let document: DocumentNode;
+  try {
+    document = enveloped.parse(params.query);
+  } catch {
+    return undefined;
+  }
+  const operation = getOperationAST(document, params.operationName);
+  if (!operation || operation.operation === OperationTypeNode.SUBSCRIPTION) return undefined;
+  if (enveloped.validate(enveloped.schema, document).length > 0) return undefined;
+  let result: (ExecutionResult & { stringify?: (result: ExecutionResult) => string }) | AsyncIterable<ExecutionResult>;
+  try {
+    const contextValue = await enveloped.contextFactory();
+    result = await enveloped.execute({ schema: enveloped.schema, document, contextValue, variableValues: params.variables, operationName: params.operationName });
+  } catch (error) {
+    return { error };
+  }
+  if (isAsyncIterable(result) || result.errors || result.extensions?.['http']) return { result };
+  // As Yoga writes an answer without errors.
+  return { body: (result.stringify ?? JSON.stringify)(result) };
 }

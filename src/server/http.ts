@@ -12,12 +12,12 @@ import { maskGraphQLError, wasLogged } from '../graphql/errors.js';
 import { matchedRouteOf, type RestRouter } from '../rest/router.js';
 import { AppError, databaseUnavailable, echoed } from '../shared/errors.js';
 import { readBody } from './body.js';
-import { plainGraphQLPost } from './graphql-post.js';
+import { plainGraphQLPost, runPlainPost } from './graphql-post.js';
 import type { Metrics } from './metrics.js';
 import { sendGraphiQLPage } from './graphiql.js';
 import { sendProblem } from './problem.js';
 import { publicOriginOf } from './public-url.js';
-import type { Yoga } from './yoga.js';
+import type { ServerContext, Yoga } from './yoga.js';
 
 export interface HttpDependencies {
   services: AppServices;
@@ -143,16 +143,27 @@ export function createRequestHandler(deps: HttpDependencies) {
     const plainPost = plainGraphQLPost(method, request.headers, body);
     // Shared with the context Yoga makes on a miss, so each fingerprint is still read once.
     const fingerprintReads: Context['fingerprintReads'] = new Map();
+    const serverContext: ServerContext = { admission, requestId, fingerprintReads, operationRan: (route) => graphqlRoutes.set(response, route) };
     if (plainPost) {
+      const sendAnswer = (answer: string) => {
+        response.writeHead(200, { 'content-type': `${plainPost.mediaType}; charset=utf-8`, 'content-length': Buffer.byteLength(answer) });
+        response.end(answer);
+      };
       // Any failure (the database, say) is Yoga's to answer, as a GraphQL error.
       const lookupContext = createContext(services, admission.principal, requestId, null, fingerprintReads);
       const kept = await deps.keptAnswers.lookup(lookupContext, plainPost.params).catch(() => undefined);
       if (kept) {
         graphqlRoutes.set(response, kept.route);
-        response.writeHead(200, { 'content-type': `${plainPost.mediaType}; charset=utf-8`, 'content-length': Buffer.byteLength(kept.body) });
-        response.end(kept.body);
+        sendAnswer(kept.body);
         return;
       }
+      // As Yoga hands its envelop the request's params (the kept-answers plugin keys by the text sent).
+      const ran = await runPlainPost(yoga.getEnveloped({ ...serverContext, params: plainPost.params }), plainPost.params);
+      if (ran && 'body' in ran) {
+        sendAnswer(ran.body);
+        return;
+      }
+      serverContext.ranBefore = ran;
     }
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
@@ -161,7 +172,7 @@ export function createRequestHandler(deps: HttpDependencies) {
     const fetchResponse = await yoga.fetch(
       new URL(url.pathname + url.search, 'http://localhost'),
       { method, headers, ...(body.length ? { body: new Uint8Array(body) } : {}) },
-      { admission, requestId, fingerprintReads, operationRan: (route) => graphqlRoutes.set(response, route) },
+      serverContext,
     );
     await writeFetchResponse(response, fetchResponse);
   }

@@ -15,6 +15,7 @@ import { useHttpSubscriptionTransports } from '../events/http-subscriptions.js';
 import { lastEventIdOf, useResumableServerSentEvents } from '../events/sse-resume.js';
 import { AppError } from '../shared/errors.js';
 import { endableStream } from '../shared/streams.js';
+import type { PlainPostRun } from './graphql-post.js';
 import type { Metrics } from './metrics.js';
 import { useSubscriptionQuota, type SubscriptionQuota, type SubscriptionSlot } from './subscription-quota.js';
 
@@ -24,6 +25,24 @@ export interface ServerContext extends OperationRouteListener, SubscriptionSlot 
   requestId: string;
   /** Data fingerprints the HTTP layer already read for this request (looking up a kept answer). */
   fingerprintReads?: Context['fingerprintReads'];
+  /** A plain POST the HTTP layer ran already (runPlainPost) and leaves to Yoga to answer. */
+  ranBefore?: Exclude<PlainPostRun, { body: string }> | undefined;
+}
+
+/** Answers what the HTTP layer ran already (a result with errors, say) as Yoga answers it, without running it again. */
+function useRanBefore(): Plugin<Context, ServerContext> {
+  return {
+    onParams: ({ context, setResult, setParamsHandler }) => {
+      const ran = context.ranBefore;
+      if (!ran) return;
+      if ('result' in ran) setResult(ran.result);
+      // Thrown where Yoga's own run would have thrown it, so it is masked and answered the same way.
+      else
+        setParamsHandler(() => {
+          throw ran.error;
+        });
+    },
+  };
 }
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;
@@ -74,6 +93,7 @@ export function createGraphQLServer(
     graphqlEndpoint: '/graphql',
     context: ({ admission, requestId, request, fingerprintReads }) => createContext(services, admission.principal, requestId, lastEventIdOf(request), fingerprintReads),
     plugins: [
+      useRanBefore(),
       useRequestParams(),
       // After the params' own checks, before anything reads the document: a request that sends only
       // a hash gets its registered document here, and a document sent with its hash is registered.
