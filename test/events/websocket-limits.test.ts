@@ -38,6 +38,14 @@ function connect(url: string, credential = key): Client {
   return client;
 }
 
+/**
+ * Waits until every socket is acknowledged, before any of them subscribes: on a loaded machine, a
+ * socket's connection_init queued behind hundreds of subscriptions could outlast graphql-ws' 3 s wait.
+ */
+function acknowledged(sockets: Client[]): Promise<unknown> {
+  return Promise.all(sockets.map((socket) => new Promise((resolve) => socket.on('connected', resolve))));
+}
+
 interface Outcome {
   errors?: { message: string; extensions?: { code?: string } }[];
   data?: unknown;
@@ -142,8 +150,10 @@ describe('graphql-ws limits', () => {
     const refusals: string[] = [];
     const before = await subscriptionsActive(server.url);
     const sockets = Array.from({ length: subscriptionLimits.perCredential / subscriptionLimits.perSocket }, () => connect(server.url, ownKey));
+    await acknowledged(sockets);
     for (const socket of sockets) subscribeMany(socket, subscriptionLimits.perSocket, refusals);
     await expect.poll(() => subscriptionsActive(server.url), { timeout: 30_000 }).toBe(before + subscriptionLimits.perCredential);
+    expect(refusals).toEqual([]);
     const extra = connect(server.url, ownKey);
     const refused = await firstOutcome(extra, subscription);
     expect(refused.errors?.[0]?.extensions?.code).toBe('too_many_subscriptions');
@@ -191,9 +201,9 @@ describe.skipIf(!redisUrl)('graphql-ws subscription limit across instances shari
 
       const refusals: string[] = [];
       const half = subscriptionLimits.perCredential / subscriptionLimits.perSocket / 2;
-      for (const url of [first.url, second.url]) {
-        for (let index = 0; index < half; index++) subscribeMany(connect(url, sharedKey), subscriptionLimits.perSocket, refusals);
-      }
+      const sockets = [first.url, second.url].flatMap((url) => Array.from({ length: half }, () => connect(url, sharedKey)));
+      await acknowledged(sockets);
+      for (const socket of sockets) subscribeMany(socket, subscriptionLimits.perSocket, refusals);
       await expect.poll(async () => (await subscriptionsActive(first.url)) + (await subscriptionsActive(second.url)), { timeout: 30_000 }).toBe(subscriptionLimits.perCredential);
       for (const url of [first.url, second.url]) {
         const refused = await firstOutcome(connect(url, sharedKey), subscription);
