@@ -40,7 +40,9 @@ export function useCompiledExecution(): Plugin {
     let plan = byOperation.get(operationName);
     if (plan === undefined) {
       const operation = getOperationAST(args.document, operationName);
-      const compiled = operation && operation.operation !== OperationTypeNode.SUBSCRIPTION ? compileQuery(args.schema, args.document, operationName ?? undefined) : undefined;
+      // Remembered only for the document's own operations: names it lacks are as many as clients send.
+      if (!operation) return null;
+      const compiled = operation.operation !== OperationTypeNode.SUBSCRIPTION ? compileQuery(args.schema, args.document, operationName ?? undefined) : undefined;
       plan = compiled && isCompiledQuery(compiled) ? compiled : null;
       byOperation.set(operationName, plan);
     }
