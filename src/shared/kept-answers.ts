@@ -5,9 +5,9 @@ const maxAskedOnce = 50_000;
 
 /**
  * Answers already computed, keyed by whatever makes them equal (data fingerprint and request),
- * within a budget of characters; the least recently used go first. Only requests asked for before
- * are looked up and kept: a one-off read (a new page, a new filter) costs neither the fingerprint
- * read nor room here.
+ * within a budget of characters; the least recently used go first. `askedBefore` lets a user keep
+ * only requests asked for before (GraphQL does): a one-off read (a new page, a new filter) then
+ * costs neither the fingerprint read nor room here.
  */
 export class KeptAnswers<Answer extends object> {
   private readonly answers: LRUCache<string, Answer>;
