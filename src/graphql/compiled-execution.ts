@@ -1,6 +1,7 @@
-import { GraphQLError, OperationTypeNode, execute, getOperationAST, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { GraphQLError, OperationTypeNode, getOperationAST, type ExecutionResult } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
+import { memoPerOperation } from './operation-memo.js';
 
 /** What a document's operation compiled to; null when graphql-jit cannot compile it and graphql-js runs it. */
 type Plan = CompiledQuery | null;
@@ -30,33 +31,20 @@ function withGraphQLJsErrors(result: ExecutionResult): ExecutionResult {
  * Subscriptions stay with graphql-js: their events are executed once per group of subscribers.
  */
 export function useCompiledExecution(): Plugin {
-  // Per document (Yoga's parse cache and the REST table hand the same one back), then per operation.
-  const plans = new WeakMap<DocumentNode, Map<string | null, Plan>>();
-
-  function planOf(args: ExecutionArgs): Plan {
-    let byOperation = plans.get(args.document);
-    if (!byOperation) plans.set(args.document, (byOperation = new Map()));
-    const operationName = args.operationName ?? null;
-    let plan = byOperation.get(operationName);
-    if (plan === undefined) {
-      const operation = getOperationAST(args.document, operationName);
-      // Remembered only for the document's own operations: names it lacks are as many as clients send.
-      if (!operation) return null;
-      const compiled = operation.operation !== OperationTypeNode.SUBSCRIPTION ? compileQuery(args.schema, args.document, operationName ?? undefined) : undefined;
-      plan = compiled && isCompiledQuery(compiled) ? compiled : null;
-      byOperation.set(operationName, plan);
-    }
-    return plan;
-  }
+  const planOf = memoPerOperation<Plan>((args) => {
+    const operation = getOperationAST(args.document, args.operationName);
+    if (!operation) return undefined;
+    if (operation.operation === OperationTypeNode.SUBSCRIPTION) return null;
+    const compiled = compileQuery(args.schema, args.document, args.operationName ?? undefined);
+    return isCompiledQuery(compiled) ? compiled : null;
+  }, null);
 
   return {
+    // Last in the plugin list, so these are the arguments the operation runs with.
     onExecute: ({ args, setExecuteFn }) => {
-      if (!planOf(args)) return;
-      setExecuteFn(async (executeArgs) => {
-        const plan = planOf(executeArgs);
-        if (!plan) return execute(executeArgs);
-        return withGraphQLJsErrors(await plan.query(executeArgs.rootValue, executeArgs.contextValue, executeArgs.variableValues));
-      });
+      const plan = planOf(args);
+      if (!plan) return;
+      setExecuteFn(async ({ rootValue, contextValue, variableValues }) => withGraphQLJsErrors(await plan.query(rootValue, contextValue, variableValues)));
     },
   };
 }

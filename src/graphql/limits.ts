@@ -21,7 +21,6 @@ import {
   type ValidationRule,
   type ExecutionArgs,
   type ExecutionResult,
-  type DocumentNode,
   validate,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -29,6 +28,7 @@ import { AppError } from '../shared/errors.js';
 import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
 import { isTrustedDocument } from './trusted-documents.js';
 import { complexityLimits, largestPages, listMultiplier } from './builder.js';
+import { memoPerOperation } from './operation-memo.js';
 
 /**
  * Limits every GraphQL document meets before it runs (with the cost, depth and breadth limits in
@@ -203,26 +203,16 @@ function costErrors(args: ExecutionArgs, context: object): readonly GraphQLError
 const refusalsIn = (errors: readonly GraphQLError[]) => errors.filter((error) => error.originalError instanceof AppError);
 
 /**
- * Whether each operation (by document, then name) is within the limits whatever its variables:
- * weighed once with every page at its largest, as cost depends on the variables only through page
- * sizes. Only those that are not are weighed again for each request, with its variables.
+ * Whether each operation is within the limits whatever its variables: weighed once with every page
+ * at its largest, as cost depends on the variables only through page sizes. Only those that are not
+ * are weighed again for each request, with its variables.
  */
-const withinLimitsAlways = new WeakMap<DocumentNode, Map<string | null, boolean>>();
-
-function isWithinLimitsAlways(args: ExecutionArgs): boolean {
-  let byOperation = withinLimitsAlways.get(args.document);
-  if (!byOperation) withinLimitsAlways.set(args.document, (byOperation = new Map()));
-  const operationName = args.operationName ?? null;
-  let within = byOperation.get(operationName);
-  if (within === undefined) {
-    const errors = costErrors(args, largestPages);
-    // Bad variables stop the rule before it weighs anything: no answer yet, ask again next time.
-    if (errors.length > 0 && refusalsIn(errors).length === 0) return false;
-    within = errors.length === 0;
-    byOperation.set(operationName, within);
-  }
-  return within;
-}
+const isWithinLimitsAlways = memoPerOperation((args) => {
+  const errors = costErrors(args, largestPages);
+  // Bad variables stop the rule before it weighs anything: no answer yet, ask again next time.
+  if (errors.length > 0 && refusalsIn(errors).length === 0) return undefined;
+  return errors.length === 0;
+}, false);
 
 /** Stops an operation over the cost limit before it runs. */
 function refuseCostly({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution(result: ExecutionResult): void }): void {

@@ -116,6 +116,7 @@ export function createGraphQLServer(
       useRefusalStatus(),
       useStreamRevocation(openConnections),
       useAnswerSizeLimit(),
+      // Last: it runs the operation with the arguments every plugin before it has settled.
       useCompiledExecution(),
     ],
     maskedErrors: { maskError: (error) => maskGraphQLError(error) },
