@@ -110,6 +110,7 @@ async function benchGate(redisUrl: string | undefined) {
   const services: AppServices = {
     prisma: database.prisma,
     readRows: database.readRows,
+    directReads: database.directReads,
     logger: pino({ level: 'silent' }),
     clock: acceleratedClock(),
     bookingEventBus: announcements.bookingEvents,

@@ -62,6 +62,7 @@ export function createApp(options: AppOptions): App {
   const services: AppServices = {
     prisma: database.prisma,
     readRows: database.readRows,
+    directReads: database.directReads,
     logger,
     clock: options.clock ?? systemClock,
     bookingEventBus: announcements.bookingEvents,

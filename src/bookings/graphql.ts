@@ -114,7 +114,7 @@ builder.queryFields((t) => ({
         });
       }
       const endExclusive = args.endDate ? new Date(args.endDate.getTime() + 86_400_000) : undefined;
-      return context.prisma.booking.findMany({
+      return context.services.directReads.findMany(context.prisma.booking, 'Booking', {
         ...query,
         where: {
           accountId: context.principal!.accountId,
@@ -153,7 +153,7 @@ builder.queryFields((t) => ({
     ...servicesRootField,
     args: { attractionId: t.arg.id() },
     resolve: (query, _root, args, context) =>
-      context.prisma.service.findMany({
+      context.services.directReads.findMany(context.prisma.service, 'Service', {
         ...query,
         where: args.attractionId ? { attractionId: String(args.attractionId) } : {},
         orderBy: { id: 'asc' },
@@ -164,7 +164,7 @@ builder.queryFields((t) => ({
     ...servicesRootField,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, context) => {
-      const service = await context.prisma.service.findUnique({ ...query, where: { id: String(args.id) } });
+      const service = await context.services.directReads.findUnique(context.prisma.service, 'Service', { ...query, where: { id: String(args.id) } });
       if (!service) throw new AppError('not_found', `No service with id "${args.id}".`);
       return service;
     },

@@ -41,6 +41,7 @@ export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transpo
   const services: AppServices = {
     prisma: database.prisma,
     readRows: database.readRows,
+    directReads: database.directReads,
     logger: pino({ level: 'silent' }),
     clock: systemClock,
     bookingEventBus: announcements.bookingEvents,

@@ -7,6 +7,7 @@ import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { ConfigError } from './config-error.js';
+import { createDirectReads, type DirectReads } from './direct-reads.js';
 import { lockEmbeddedDatabase } from './embedded-lock.js';
 
 export { ConfigError };
@@ -15,9 +16,9 @@ export type DatabaseConfig = { kind: 'pglite'; dataDir: string | undefined; load
 
 export const defaultDataDir = './.data/pglite';
 
-/** A read sent as a prepared statement: `name` identifies `text` on every connection. */
+/** A read sent as a prepared statement: `name` identifies `text` on every connection (unnamed: parsed each time). */
 export interface PreparedRead {
-  name: string;
+  name: string | undefined;
   text: string;
   values: unknown[];
 }
@@ -52,6 +53,8 @@ export interface Database {
    * prepared statement on PostgreSQL: Prisma's work per query costs more than such a lookup.
    */
   readRows: ReadRows;
+  /** Prisma's reads of the GraphQL root fields, run through readRows where they translate (src/db/direct-reads.ts). */
+  directReads: DirectReads;
   /** The embedded database was new and made from the seeded starter (OpenOptions.starter). */
   fromStarter: boolean;
   close(): Promise<void>;
@@ -107,15 +110,17 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
       throw new ConfigError(`cannot open the embedded database in ${config.dataDir ?? 'memory'}: ${(error as Error).message}`);
     }
     const prisma = createClient(adapter, options.onQuery);
+    const readRows: ReadRows = async <Row>({ text, values }: PreparedRead) => {
+      options.onQuery?.(text);
+      return (await pglite.query<Row>(text, values)).rows;
+    };
     return {
       config,
       prisma,
       pglite,
       fromStarter: loadDataDir !== undefined && loadDataDir !== config.loadDataDir,
-      readRows: async <Row>({ text, values }: PreparedRead) => {
-        options.onQuery?.(text);
-        return (await pglite.query<Row>(text, values)).rows;
-      },
+      readRows,
+      directReads: createDirectReads(prisma, readRows),
       ping: async () => {
         await pglite.query('select 1');
       },
@@ -131,15 +136,17 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
   // An idle client losing its server (a restart) must not crash the process; the pool reconnects.
   pool.on('error', () => undefined);
   const prisma = createClient(new PrismaPg(pool), options.onQuery);
+  const readRows: ReadRows = async <Row>(read: PreparedRead) => {
+    options.onQuery?.(read.text);
+    return (await pool.query<Row & pg.QueryResultRow>(read)).rows;
+  };
   return {
     config,
     prisma,
     pglite: undefined,
     fromStarter: false,
-    readRows: async <Row>(read: PreparedRead) => {
-      options.onQuery?.(read.text);
-      return (await pool.query<Row & pg.QueryResultRow>(read)).rows;
-    },
+    readRows,
+    directReads: createDirectReads(prisma, readRows),
     ping: async () => {
       try {
         await pool.query('select 1');

@@ -163,14 +163,15 @@ builder.queryFields((t) => {
       cursor: 'id',
       ...directoryRootField,
       args: { ...filters, orderBy: t.arg({ type: [EventOrder] }) },
-      resolve: (query, _root, args, context) => context.prisma.event.findMany({ ...query, where: eventWhere(args), orderBy: orderBy(eventSortFields, args.orderBy, 'STARTS_AT') }),
+      resolve: (query, _root, args, context) =>
+        context.services.directReads.findMany(context.prisma.event, 'Event', { ...query, where: eventWhere(args), orderBy: orderBy(eventSortFields, args.orderBy, 'STARTS_AT') }),
     }),
     event: t.prismaField({
       type: 'Event',
       ...directoryRootField,
       args: { id: t.arg.id({ required: true }) },
       resolve: async (query, _root, args, context) => {
-        const event = await context.prisma.event.findUnique({ ...query, where: { id: String(args.id) } });
+        const event = await context.services.directReads.findUnique(context.prisma.event, 'Event', { ...query, where: { id: String(args.id) } });
         if (!event) throw new AppError('not_found', `No event with id "${args.id}".`);
         return event;
       },
@@ -181,14 +182,18 @@ builder.queryFields((t) => {
       ...directoryRootField,
       args: { ...filters, orderBy: t.arg({ type: [AttractionOrder] }) },
       resolve: (query, _root, args, context) =>
-        context.prisma.attraction.findMany({ ...query, where: attractionWhere(args), orderBy: orderBy(attractionSortFields, args.orderBy, 'NAME') }),
+        context.services.directReads.findMany(context.prisma.attraction, 'Attraction', {
+          ...query,
+          where: attractionWhere(args),
+          orderBy: orderBy(attractionSortFields, args.orderBy, 'NAME'),
+        }),
     }),
     attraction: t.prismaField({
       type: 'Attraction',
       ...directoryRootField,
       args: { id: t.arg.id({ required: true }) },
       resolve: async (query, _root, args, context) => {
-        const attraction = await context.prisma.attraction.findUnique({ ...query, where: { id: String(args.id) } });
+        const attraction = await context.services.directReads.findUnique(context.prisma.attraction, 'Attraction', { ...query, where: { id: String(args.id) } });
         if (!attraction) throw new AppError('not_found', `No attraction with id "${args.id}".`);
         return attraction;
       },
@@ -197,7 +202,8 @@ builder.queryFields((t) => {
       type: 'Category',
       cursor: 'id',
       ...directoryRootField,
-      resolve: (query, _root, _args, context) => context.prisma.category.findMany({ ...query, orderBy: [{ slug: 'asc' }, { id: 'asc' }] }),
+      resolve: (query, _root, _args, context) =>
+        context.services.directReads.findMany(context.prisma.category, 'Category', { ...query, orderBy: [{ slug: 'asc' }, { id: 'asc' }] }),
     }),
     category: t.prismaField({
       type: 'Category',

@@ -3,6 +3,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Principal } from '../access/principal.js';
 import type { Clock } from '../shared/clock.js';
 import type { ReadRows } from '../db/connection.js';
+import type { DirectReads } from '../db/direct-reads.js';
 import type { BookingEventBus, RevokedCredentialBus, UsageAlertBus } from '../events/bus.js';
 import type { Config } from '../config.js';
 import type { SecretBox } from '../shared/secrets.js';
@@ -13,6 +14,8 @@ export interface AppServices {
   prisma: PrismaClient;
   /** Reads that run on every request (data fingerprints), without Prisma's per-query work. */
   readRows: ReadRows;
+  /** Prisma's reads for root fields, through the driver where they translate (src/db/direct-reads.ts). */
+  directReads: DirectReads;
   logger: Logger;
   clock: Clock;
   bookingEventBus: BookingEventBus;

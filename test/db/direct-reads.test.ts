@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/connection.js';
+import { Prisma } from '../../src/generated/prisma/client.js';
+import { newId } from '../../src/shared/ids.js';
+import { openTestDatabase } from '../support/database.js';
+
+/**
+ * The direct reads answer exactly what Prisma answers, for every argument shape the root fields send
+ * and the edges around them (cursors at and past either end, backward pages, nullable sort keys,
+ * LIKE's own characters, Decimal, BigInt, Json, enums, lists, dates), on PGlite and, under
+ * TEST_DATABASE_URL, PostgreSQL. Shapes they do not translate go to Prisma: same answer, Prisma's SQL.
+ */
+let database: Database;
+const statements: string[] = [];
+let accountId: string;
+let cityKey: string;
+let eventIds: string[];
+let cancelledBookingIds: string[];
+
+beforeAll(async () => {
+  database = await openTestDatabase({ seeded: true, onQuery: (sql) => statements.push(sql) });
+  const { prisma } = database;
+  const events = await prisma.event.findMany({ orderBy: [{ startsAt: 'asc' }, { id: 'asc' }] });
+  cityKey = events[0]!.cityKey;
+  eventIds = events.filter((event) => event.cityKey === cityKey).map((event) => event.id);
+  accountId = (await prisma.account.create({ data: { id: newId('account'), name: 'Direct reads' } })).id;
+  const service = await prisma.service.findFirstOrThrow({ orderBy: { id: 'asc' } });
+  for (let hour = 0; hour < 12; hour++) {
+    const booking = await prisma.booking.create({
+      data: {
+        id: newId('booking'),
+        accountId,
+        serviceId: service.id,
+        // Two bookings share each start time, so the id decides their order.
+        startTime: new Date(Date.UTC(2027, 9, 10, Math.floor(hour / 2), 0, 0, hour * 7)),
+        endTime: new Date(Date.UTC(2027, 9, 10, Math.floor(hour / 2), 30)),
+        customerName: `Guest ${hour}`,
+        customerEmail: `guest${hour}@example.com`,
+        ...(hour % 3 === 0 ? { status: 'cancelled' as const, cancelledAt: new Date(Date.UTC(2027, 8, 1, hour, 0, 0, 123)) } : {}),
+      },
+    });
+    await prisma.bookingEvent.create({
+      data: { id: newId('bookingEvent'), accountId, bookingId: booking.id, type: 'booking.created', payload: { nested: { hour, list: [1, 'two', null] } } },
+    });
+  }
+  cancelledBookingIds = (await prisma.booking.findMany({ where: { accountId, status: 'cancelled' }, orderBy: [{ startTime: 'asc' }, { id: 'asc' }] })).map((booking) => booking.id);
+  const key = await prisma.apiKey.create({
+    data: { id: newId('apiKey'), accountId, secretHash: 'x', plan: 'pro', scopes: ['bookings:read', 'directory:read'], allowedOrigins: [], ipAllowlist: ['10.0.0.0/8'] },
+  });
+  await prisma.usageBucket.create({
+    data: { apiKeyId: key.id, minute: new Date(Date.UTC(2027, 0, 1)), route: 'GET /v1/bookings', statusClass: '2xx', requests: 3, bytes: 9_007_199_254_740_993n },
+  });
+  // LIKE's own characters in the text searched for.
+  await prisma.event.update({ where: { id: eventIds[1]! }, data: { title: 'Half_price 50% \\ night', priceMin: new Prisma.Decimal('12.50') } });
+});
+
+afterAll(async () => {
+  await database?.close();
+});
+
+type Delegate = { findMany(args: unknown): PromiseLike<unknown>; findUnique(args: unknown): PromiseLike<unknown> };
+
+function delegateOf(model: Prisma.ModelName): Delegate {
+  const name = `${model[0]!.toLowerCase()}${model.slice(1)}`;
+  return (database.prisma as unknown as Record<string, Delegate>)[name]!;
+}
+
+/** Runs the read both ways; says whether the direct path ran (its SQL names tables without Prisma's schema prefix). */
+async function bothWays(method: 'findMany' | 'findUnique', model: Prisma.ModelName, args: Record<string, unknown>) {
+  const delegate = delegateOf(model);
+  statements.length = 0;
+  const direct = await database.directReads[method](delegate, model, args);
+  const ranDirect = statements.length === 1 && !statements[0]!.includes('"public".');
+  const prisma = await delegate[method](args);
+  return { direct, prisma, ranDirect };
+}
+
+const eventInclude = { categories: { orderBy: { slug: 'asc' } }, images: { orderBy: { position: 'asc' } } };
+const eventOrder = [{ startsAt: 'asc' }, { id: 'asc' }];
+
+describe('direct reads', () => {
+  const translated: [string, Prisma.ModelName, () => Record<string, unknown>][] = [
+    ['a first page of a city with categories and images', 'Event', () => ({ include: eventInclude, where: { cityKey }, orderBy: eventOrder, take: 21, skip: 0 })],
+    ['the page after a cursor', 'Event', () => ({ include: eventInclude, where: { cityKey }, orderBy: eventOrder, take: 4, skip: 1, cursor: { id: eventIds[3] } })],
+    ['the page before a cursor', 'Event', () => ({ include: eventInclude, where: { cityKey }, orderBy: eventOrder, take: -4, skip: 1, cursor: { id: eventIds[6] } })],
+    ['the page before the first', 'Event', () => ({ where: { cityKey }, orderBy: eventOrder, take: -4, skip: 1, cursor: { id: eventIds[0] } })],
+    ['the page after the last', 'Event', () => ({ where: { cityKey }, orderBy: eventOrder, take: 4, skip: 1, cursor: { id: eventIds.at(-1) } })],
+    ['a cursor that names no row', 'Event', () => ({ orderBy: eventOrder, take: 4, skip: 1, cursor: { id: 'ev_missing' } })],
+    ['the last items without a cursor', 'Event', () => ({ where: { cityKey }, orderBy: eventOrder, take: -5 })],
+    [
+      'mixed directions with a cursor',
+      'Event',
+      () => ({ orderBy: [{ priceMin: 'desc' }, { title: 'asc' }, { id: 'asc' }], take: 7, skip: 1, cursor: { id: eventIds[2] }, include: eventInclude }),
+    ],
+    [
+      'a category, a time range and text',
+      'Event',
+      () => ({
+        where: {
+          categories: { some: { slug: 'haunted-house' } },
+          startsAt: { gte: new Date(Date.UTC(2026, 9, 1)), lt: new Date(Date.UTC(2026, 10, 1)) },
+          OR: [{ title: { contains: 'HAUNT', mode: 'insensitive' } }, { venue: { contains: 'farm', mode: 'insensitive' } }],
+        },
+        orderBy: eventOrder,
+        take: 30,
+      }),
+    ],
+    [
+      'text holding LIKE characters, escaped as the filters escape them',
+      'Event',
+      () => ({ where: { title: { contains: '50\\% \\\\', mode: 'insensitive' } }, orderBy: eventOrder }),
+    ],
+    ['an underscore matching only itself', 'Event', () => ({ where: { title: { contains: 'half\\_price', mode: 'insensitive' } }, orderBy: eventOrder })],
+    ['an empty OR', 'Event', () => ({ where: { OR: [] }, take: 3, orderBy: eventOrder })],
+    ['an empty AND', 'Event', () => ({ where: { AND: [] }, take: 3, orderBy: eventOrder })],
+    [
+      'an event by id with its attraction and their categories',
+      'Event',
+      () => ({ where: { id: eventIds[1] }, include: { attraction: { include: { categories: true } }, images: true } }),
+    ],
+    [
+      'a selection of fields and one relation',
+      'Event',
+      () => ({ select: { id: true, title: true, priceMax: true, images: { orderBy: { position: 'desc' } } }, take: 5, orderBy: eventOrder }),
+    ],
+    [
+      'attractions by a nullable key',
+      'Attraction',
+      () => ({ orderBy: [{ firstStartsAt: 'desc' }, { id: 'asc' }], take: 10, include: { categories: { orderBy: { slug: 'asc' } } } }),
+    ],
+    [
+      'attractions with events in a range',
+      'Attraction',
+      () => ({ where: { cityKey, events: { some: { startsAt: { gte: new Date(Date.UTC(2026, 9, 15)) } } } }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
+    ],
+    [
+      'categories with their events and attractions (both sides of many-to-many)',
+      'Category',
+      () => ({ include: { events: true, attractions: true }, orderBy: [{ slug: 'asc' }, { id: 'asc' }], take: 3 }),
+    ],
+    [
+      'bookings of a day, enum and nullable dates',
+      'Booking',
+      () => ({
+        where: { accountId, startTime: { gte: new Date(Date.UTC(2027, 9, 10)), lt: new Date(Date.UTC(2027, 9, 11)) } },
+        orderBy: [{ startTime: 'asc' }, { id: 'asc' }],
+        take: 6,
+      }),
+    ],
+    [
+      'cancelled bookings after a cursor',
+      'Booking',
+      () => ({ where: { accountId, status: 'cancelled' }, orderBy: [{ startTime: 'asc' }, { id: 'asc' }], take: 2, skip: 1, cursor: { id: cancelledBookingIds[1] } }),
+    ],
+    [
+      'confirmed bookings, the enum as an equals filter',
+      'Booking',
+      () => ({ where: { accountId, status: { equals: 'confirmed' } }, orderBy: [{ startTime: 'desc' }, { id: 'desc' }] }),
+    ],
+    [
+      'times past the year 9999 (the end of a range ending 9999-12-31)',
+      'Booking',
+      () => ({
+        where: {
+          accountId,
+          OR: [{ startTime: { lt: new Date(Date.UTC(10_000, 0, 1)), gte: new Date(Date.UTC(2027, 9, 10, 3)) } }, { startTime: { gte: new Date(Date.UTC(275_760, 0, 1)) } }],
+        },
+      }),
+    ],
+    ['services with JSON hours and date seasons', 'Service', () => ({ orderBy: { id: 'asc' }, take: 5, include: { attraction: true } })],
+    ['booking events with BigInt and JSON', 'BookingEvent', () => ({ where: { accountId }, orderBy: { seq: 'desc' }, include: { booking: true } })],
+    ['API keys with lists and enums, and their usage with a BigInt beyond 2^53', 'ApiKey', () => ({ where: { accountId }, include: { usage: true } })],
+  ];
+
+  it.each(translated)('answer as Prisma does: %s', async (_name, model, args) => {
+    const { direct, prisma, ranDirect } = await bothWays('findMany', model, args());
+    expect(ranDirect).toBe(true);
+    expect(direct).toEqual(prisma);
+  });
+
+  it('have cases that find something, so the comparisons above are not between empty lists', async () => {
+    for (const [, model, args] of translated.slice(0, 3)) expect(((await bothWays('findMany', model, args())).direct as unknown[]).length).toBeGreaterThan(2);
+    const { direct } = await bothWays('findMany', 'ApiKey', { where: { accountId }, include: { usage: true } });
+    expect((direct as { usage: { bytes: bigint }[] }[])[0]!.usage[0]!.bytes).toBe(9_007_199_254_740_993n);
+  });
+
+  it('find one record, or none, as findUnique does', async () => {
+    for (const id of [eventIds[1], 'ev_missing']) {
+      const { direct, prisma, ranDirect } = await bothWays('findUnique', 'Event', { where: { id }, include: eventInclude });
+      expect(ranDirect).toBe(true);
+      expect(direct).toEqual(prisma);
+    }
+  });
+
+  it.each([
+    ['a filter they do not translate', 'Event', { where: { title: { startsWith: 'A' } }, orderBy: eventOrder, take: 3 }],
+    ['a cursor over a nullable sort key', 'Attraction', { orderBy: [{ firstStartsAt: 'asc' }, { id: 'asc' }], take: 3, cursor: { id: 'at_missing' } }],
+    ['a page of a relation', 'Attraction', { include: { events: { take: 2, orderBy: { id: 'asc' } } }, take: 2, orderBy: { id: 'asc' } }],
+    ['distinct', 'Event', { distinct: ['cityKey'], orderBy: [{ cityKey: 'asc' }], take: 5 }],
+  ] as const)('leave %s to Prisma, with its answer', async (_name, model, args) => {
+    const { direct, prisma, ranDirect } = await bothWays('findMany', model, args);
+    expect(ranDirect).toBe(false);
+    expect(direct).toEqual(prisma);
+  });
+});
