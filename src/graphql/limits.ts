@@ -224,14 +224,16 @@ function refuseCostly({ args, setResultAndStopExecution }: { args: ExecutionArgs
 /**
  * Replaces an answer over maxAnswerBytes by a `query_too_complex` error, whatever the transport. The
  * text measured is the one Yoga sends for an answer without errors (its results may carry their own
- * `stringify`), so an answer is serialised once, not once to measure and again to send.
+ * `stringify`), so an answer is serialised once, not once to measure and again to send. The REST
+ * table's documents are passed by: their pages are bounded far below the limit, and REST sends its
+ * own representation of the result, not this text.
  */
 export function useAnswerSizeLimit(): Plugin {
   const tooLarge = () => ({ errors: [queryTooComplex(`The answer is over ${maxAnswerBytes} bytes; ask for fewer fields or items.`)] });
   return {
-    onExecute: () => ({
+    onExecute: ({ args }) => ({
       onExecuteDone: ({ result, setResult }) => {
-        if (Symbol.asyncIterator in Object(result)) return;
+        if (isTrustedDocument(args.document) || Symbol.asyncIterator in Object(result)) return;
         const text = JSON.stringify(result);
         if (Buffer.byteLength(text) > maxAnswerBytes) setResult(tooLarge());
         // Answers with errors are reshaped before they are sent (Yoga drops internal extensions).

@@ -1,7 +1,8 @@
-import { getIntrospectionQuery } from 'graphql';
+import { getIntrospectionQuery, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { complexityLimits } from '../../src/graphql/builder.js';
 import { documentLimits, maxAnswerBytes, useAnswerSizeLimit } from '../../src/graphql/limits.js';
+import { trustDocument } from '../../src/graphql/trusted-documents.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -178,7 +179,8 @@ describe('document limits', () => {
     // No request within the limits reaches the net (above), so its hook is driven directly.
     const onExecute = useAnswerSizeLimit().onExecute as (payload: unknown) => { onExecuteDone(payload: unknown): void };
     const replaced: unknown[] = [];
-    const finish = (result: unknown) => onExecute({}).onExecuteDone({ result, setResult: (next: unknown) => replaced.push(next) });
+    const finish = (result: unknown, document = parse('{ __typename }')) =>
+      onExecute({ args: { document } }).onExecuteDone({ result, setResult: (next: unknown) => replaced.push(next) });
     const within = { data: { text: 'x'.repeat(maxAnswerBytes - 100) } };
     finish(within);
     // Let through as it was, with the text measured, which is what Yoga sends: serialised once.
@@ -190,5 +192,11 @@ describe('document limits', () => {
     expect(replaced).toHaveLength(1);
     expect((replaced[0] as { data?: unknown; errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('query_too_complex');
     expect(replaced[0]).not.toHaveProperty('data');
+    // The REST table's documents are passed by: REST serialises its own representation of their results.
+    replaced.length = 0;
+    const restDocument = parse('{ __typename }');
+    trustDocument(restDocument);
+    finish({ data: { text: 'x' } }, restDocument);
+    expect(replaced).toHaveLength(0);
   });
 });
