@@ -83,7 +83,11 @@ function postgresTimestamp(date: Date): string {
 /** One statement being written: its parameters and a fresh alias per table it reads. */
 class Statement {
   values: unknown[] = [];
-  private aliases = 0;
+  constructor(private aliases = 0) {}
+  /** How many aliases are taken. */
+  get aliasCount(): number {
+    return this.aliases;
+  }
   alias(): string {
     return `t${this.aliases++}`;
   }
@@ -301,9 +305,15 @@ function cursorCondition(model: Model, order: OrderTerm[], cursor: Record<string
   return `(${alternatives.join(' OR ')})`;
 }
 
-function translate(models: Models, modelName: string, args: FindArgs) {
-  if (Object.keys(args).some((key) => !knownArgs.has(key) && (args as Record<string, unknown>)[key] !== undefined)) unsupported();
-  const model = models.get(modelName) ?? unsupported();
+/** The select list of a read: the same for every read with the same model and `select`/`include`, whatever its filters and page. */
+interface SelectList {
+  selection: Selection;
+  columns: string;
+  /** Aliases the list takes: the root table's (t0) and its relations'. */
+  aliases: number;
+}
+
+function selectListOf(models: Models, model: Model, args: FindArgs): SelectList {
   const statement = new Statement();
   const alias = statement.alias();
   const selection = selectionOf(models, model, args);
@@ -311,7 +321,13 @@ function translate(models: Models, modelName: string, args: FindArgs) {
     ...selection.scalars.map((field) => `${readColumn(field, alias)} AS ${quote(field.name)}`),
     ...selection.relations.map((relation) => `${relationColumn(models, model, relation, alias, statement)} AS ${quote(relation.field.name)}`),
   ];
-  if (columns.length === 0) unsupported();
+  if (columns.length === 0 || statement.values.length > 0) unsupported();
+  return { selection, columns: columns.join(', '), aliases: statement.aliasCount };
+}
+
+function translate(model: Model, selectList: SelectList, args: FindArgs, models: Models) {
+  const statement = new Statement(selectList.aliases);
+  const alias = 't0';
   const where = [whereOf(models, model, args.where, alias, statement)];
   const take = args.take;
   if (take !== undefined && !Number.isInteger(take)) unsupported();
@@ -321,14 +337,14 @@ function translate(models: Models, modelName: string, args: FindArgs) {
   if (args.cursor !== undefined) where.push(cursorCondition(model, order, args.cursor, backwards, alias, statement));
   const orderBy = orderSql(order, alias, backwards);
   const text = [
-    `SELECT ${columns.join(', ')} FROM ${quote(model.table)} AS ${alias} WHERE ${where.join(' AND ')}`,
+    `SELECT ${selectList.columns} FROM ${quote(model.table)} AS ${alias} WHERE ${where.join(' AND ')}`,
     orderBy.length ? `ORDER BY ${orderBy.join(', ')}` : '',
     take !== undefined ? `LIMIT ${statement.parameter(Math.abs(take))}` : '',
     args.skip ? `OFFSET ${statement.parameter(args.skip)}` : '',
   ]
     .filter(Boolean)
     .join(' ');
-  return { text, values: statement.values, selection, backwards };
+  return { text, values: statement.values, selection: selectList.selection, backwards };
 }
 
 interface OrderTerm {
@@ -352,8 +368,12 @@ function orderSql(order: OrderTerm[], alias: string, backwards: boolean): string
   return order.map((term) => `${alias}.${quote(term.field.column)} ${term.ascending !== backwards ? 'ASC' : 'DESC'}`);
 }
 
-/** Statements named (prepared once per connection) for the first texts seen; later ones run unnamed, so the number of prepared statements stays bounded. */
+/**
+ * Statements named (prepared once per connection) for the first texts seen, select lists kept for
+ * the first shapes seen; later ones are not, so what is kept stays bounded whatever clients send.
+ */
 const maxNamedStatements = 500;
+const maxSelectLists = 500;
 
 export function createDirectReads(prisma: PrismaClient, readRows: ReadRows): DirectReads {
   const models = loadModels(prisma);
@@ -366,10 +386,28 @@ export function createDirectReads(prisma: PrismaClient, readRows: ReadRows): Dir
     }
     return name;
   };
-  async function read(model: string, args: FindArgs): Promise<Record<string, unknown>[] | undefined> {
+  const selectLists = new Map<string, SelectList | Unsupported>();
+  const selectListFor = (model: Model, args: FindArgs): SelectList => {
+    const key = `${model.name} ${JSON.stringify(args.select ?? null)} ${JSON.stringify(args.include ?? null)}`;
+    let selectList = selectLists.get(key);
+    if (selectList === undefined) {
+      try {
+        selectList = selectListOf(models, model, args);
+      } catch (error) {
+        if (!(error instanceof Unsupported)) throw error;
+        selectList = error;
+      }
+      if (selectLists.size < maxSelectLists) selectLists.set(key, selectList);
+    }
+    if (selectList instanceof Unsupported) throw selectList;
+    return selectList;
+  };
+  async function read(modelName: string, args: FindArgs): Promise<Record<string, unknown>[] | undefined> {
     let translated: ReturnType<typeof translate>;
     try {
-      translated = translate(models, model, args);
+      if (Object.keys(args).some((key) => !knownArgs.has(key) && (args as Record<string, unknown>)[key] !== undefined)) unsupported();
+      const model = models.get(modelName) ?? unsupported();
+      translated = translate(model, selectListFor(model, args), args, models);
     } catch (error) {
       if (error instanceof Unsupported) return undefined;
       throw error;
