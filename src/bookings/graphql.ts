@@ -1,5 +1,5 @@
 import type { Booking } from '../generated/prisma/client.js';
-import { builder } from '../graphql/builder.js';
+import { builder, nodeScope } from '../graphql/builder.js';
 import { upperCaseEnum } from '../graphql/enums.js';
 import { AppError } from '../shared/errors.js';
 import { answersKeptUnder } from '../graphql/kept-answers.js';
@@ -70,7 +70,7 @@ builder.prismaNode('Service', {
 export const BookingRef = builder.prismaNode('Booking', {
   id: { field: 'id' },
   // A key that writes bookings sees what it wrote (and may change any of them), so either scope shows one.
-  authScopes: { anyScope: ['bookings:read', 'bookings:write'] },
+  extensions: nodeScope(['bookings:read', 'bookings:write']),
   nullable: true,
   // node(id:) must not reveal another account's booking.
   findUnique: (id, context) => ({ id, accountId: context.principal?.accountId ?? '' }),
@@ -245,6 +245,7 @@ const UpdateServiceInput = builder.inputType('UpdateServiceInput', {
 
 // Payloads carry the row the transaction returned; relations a client selects load on demand.
 const CreateBookingPayload = builder.objectRef<{ replayed: boolean; booking: Booking }>('CreateBookingPayload').implement({
+  extensions: nodeScope('bookings:write'),
   fields: (t) => ({
     replayed: t.exposeBoolean('replayed', {
       description: 'True when an earlier request with the same idempotency key made this booking.',

@@ -1,5 +1,5 @@
 import { bookingsDataVersion } from '../bookings/service.js';
-import { builder } from '../graphql/builder.js';
+import { builder, nodeScope } from '../graphql/builder.js';
 import { answersKeptUnder } from '../graphql/kept-answers.js';
 import type { Context } from '../graphql/context.js';
 import { AppError, echoed } from '../shared/errors.js';
@@ -16,7 +16,7 @@ export const BookingEventTypeEnum = builder.enumType('BookingEventType', {
 export const BookingEventRef = builder.prismaNode('BookingEvent', {
   id: { field: 'id' },
   description: 'One booking change from the durable log; the same body webhooks deliver.',
-  authScopes: { scope: 'bookings:read' },
+  extensions: nodeScope('bookings:read'),
   nullable: true,
   findUnique: (id, context) => ({ id, accountId: context.principal?.accountId ?? '' }),
   fields: (t) => ({

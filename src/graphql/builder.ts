@@ -34,18 +34,20 @@ const maxNodeIds = 100;
 const nodeScopeExtension = 'hallowgateNodeScope';
 
 /**
- * Type `extensions` for a node type whose objects need `scope`, checked where they are reached:
- * its root fields (their own authScopes) and node/nodes (here), before anything is loaded. Cheaper
- * than a type scope, which Pothos checks on every field or as an `isTypeOf` that reads the context
- * (which graphql-jit cannot call); so no field of another type may return such a type
- * (test/access/widget-scope.test.ts walks the schema for one).
+ * Type `extensions` for a type whose objects need `scope` (or any one of `scopes`), checked where
+ * they are reached: the root fields that lead to them (their own authScopes) and node/nodes (here),
+ * before anything is loaded. Cheaper than a type scope, which Pothos checks on every field of every
+ * object, or as an `isTypeOf` that reads the context (which graphql-jit cannot call); so only root
+ * fields and types that need one of the same scopes may lead to such a type
+ * (test/access/widget-scope.test.ts walks the schema for any other).
  */
-export function nodeScope(scope: Scope) {
-  return { [nodeScopeExtension]: scope };
+export function nodeScope(scopes: Scope | readonly Scope[]) {
+  return { [nodeScopeExtension]: typeof scopes === 'string' ? [scopes] : scopes };
 }
 
-export function nodeScopeOf(type: { extensions: Readonly<Record<string, unknown>> } | undefined): Scope | undefined {
-  return type?.extensions[nodeScopeExtension] as Scope | undefined;
+/** The scopes, any one of which a type's objects need (nodeScope). */
+export function nodeScopeOf(type: { extensions: Readonly<Record<string, unknown>> } | undefined): readonly Scope[] | undefined {
+  return type?.extensions[nodeScopeExtension] as readonly Scope[] | undefined;
 }
 
 /**
@@ -55,8 +57,8 @@ export function nodeScopeOf(type: { extensions: Readonly<Record<string, unknown>
  */
 async function resolveNodeIds(context: Context, info: GraphQLResolveInfo, ids: readonly { typename: string; id: string }[]): Promise<unknown[]> {
   const refusals = ids.map((id) => {
-    const scope = id.typename === namelessNode ? undefined : nodeScopeOf(info.schema.getType(id.typename) ?? undefined);
-    return scope && !hasScope(context.principal, scope) ? refusalFor(context.principal, [scope]) : undefined;
+    const scopes = id.typename === namelessNode ? undefined : nodeScopeOf(info.schema.getType(id.typename) ?? undefined);
+    return scopes && !scopes.some((scope) => hasScope(context.principal, scope)) ? refusalFor(context.principal, scopes) : undefined;
   });
   const records = await resolveNodes(
     builder,

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getNamedType, isObjectType, type GraphQLNamedType } from 'graphql';
+import { getNamedType, isObjectType, type GraphQLField, type GraphQLNamedType } from 'graphql';
+import type { Scope } from '../../src/access/principal.js';
 import { createWidgetToken } from '../../src/access/admin.js';
 import { nodeScopeOf } from '../../src/graphql/builder.js';
+import { newId } from '../../src/shared/ids.js';
 import { schema } from '../../src/graphql/schema.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { bearer, postGraphQL } from './requests.js';
@@ -104,11 +106,49 @@ describe('directory objects through node and nodes', () => {
   });
 });
 
+describe('bookings and booking events through node and nodes', () => {
+  it('are refused to a key without a bookings scope, naming it, and a key that only writes bookings sees its bookings but not the log', async () => {
+    const service = await server.prisma.service.findFirstOrThrow();
+    const booking = await server.prisma.booking.create({
+      data: {
+        id: newId('booking'),
+        accountId,
+        serviceId: service.id,
+        startTime: new Date('2030-10-31T20:00:00Z'),
+        endTime: new Date('2030-10-31T20:30:00Z'),
+        customerName: 'Ada',
+        customerEmail: 'ada@example.com',
+      },
+    });
+    const logged = await server.prisma.bookingEvent.create({
+      data: { id: newId('bookingEvent'), accountId, bookingId: booking.id, type: 'booking.created', payload: { data: { customer: { name: 'Ada' } } } },
+    });
+    const query = `{ node(id: "${booking.id}") { id ... on Booking { status } } nodes(ids: ["${logged.id}", "${eventId}"]) { id ... on BookingEvent { event } } }`;
+    const refusals = (answer: GraphQLAnswer) => (answer.errors ?? []).map((error) => ({ path: error.path, code: error.extensions.code, message: error.message }));
+
+    const directoryOnly = await graphql((await server.createKey({ accountId, scopes: ['directory:read'] })).key, query);
+    expect(directoryOnly.data).toEqual({ node: null, nodes: [null, { id: eventId }] });
+    expect(JSON.stringify(directoryOnly)).not.toContain('Ada');
+    expect(refusals(directoryOnly)).toEqual([
+      { path: ['node'], code: 'insufficient_scope', message: 'This needs the bookings:read or bookings:write scope.' },
+      { path: ['nodes', 0], code: 'insufficient_scope', message: 'This needs the bookings:read scope.' },
+    ]);
+
+    const writer = await graphql((await server.createKey({ accountId, scopes: ['bookings:write', 'directory:read'] })).key, query);
+    expect(writer.data).toEqual({ node: { id: booking.id, status: 'CONFIRMED' }, nodes: [null, { id: eventId }] });
+    expect(refusals(writer)).toEqual([{ path: ['nodes', 0], code: 'insufficient_scope', message: 'This needs the bookings:read scope.' }]);
+
+    const reader = await graphql((await server.createKey({ accountId, scopes: ['bookings:read', 'directory:read'] })).key, query);
+    expect(reader).toEqual({ data: { node: { id: booking.id, status: 'CONFIRMED' }, nodes: [{ id: logged.id, event: 'booking.created' }, { id: eventId }] } });
+  });
+});
+
 describe('types whose objects need a scope (nodeScope)', () => {
-  // Their scope is checked at their root fields and node/nodes only, so nothing else may lead to them.
-  it('are reached only from each other, their connections, and root query fields that check the same scope', () => {
+  // Their scope is checked where they are reached (root fields, node/nodes), not on their fields, so
+  // nothing may lead to them but a root field, or a type, that only callers they admit can reach.
+  it('are reached only from root fields and types that need a scope which admits them', () => {
     const types = Object.values(schema.getTypeMap()).filter(isObjectType);
-    const scopeOf = (type: GraphQLNamedType) => nodeScopeOf(isObjectType(type) ? type : undefined);
+    const scopesOf = (type: GraphQLNamedType) => nodeScopeOf(isObjectType(type) ? type : undefined);
     // A connection or edge of a scoped type (edges { node }, or node + cursor) is one with it.
     const nodeOf = (type: GraphQLNamedType): GraphQLNamedType | undefined => {
       if (!isObjectType(type)) return undefined;
@@ -116,19 +156,27 @@ describe('types whose objects need a scope (nodeScope)', () => {
       if (fields['edges'] && fields['pageInfo']) return nodeOf(getNamedType(fields['edges'].type));
       return fields['node'] && fields['cursor'] ? getNamedType(fields['node'].type) : undefined;
     };
-    const needed = (type: GraphQLNamedType) => scopeOf(type) ?? scopeOf(nodeOf(type) ?? type);
+    const needed = (type: GraphQLNamedType) => scopesOf(type) ?? scopesOf(nodeOf(type) ?? type);
     const scoped = types.filter((type) => needed(type));
-    expect(scoped.map((type) => type.name)).toEqual(expect.arrayContaining(['Event', 'Attraction', 'Category', 'Image', 'QueryEventsConnection']));
+    expect(scoped.map((type) => type.name)).toEqual(
+      expect.arrayContaining(['Event', 'Attraction', 'Category', 'Image', 'QueryEventsConnection', 'Booking', 'QueryBookingsConnection', 'BookingEvent', 'CreateBookingPayload']),
+    );
 
+    // The scopes a root field checks (any one of them admits): only `scope` and `anyScope` name them.
+    const rootFieldScopes = (field: GraphQLField<unknown, unknown>): readonly string[] | undefined => {
+      const authScopes = (field.extensions['pothosOptions'] as { authScopes?: { scope?: string; anyScope?: readonly string[] } } | undefined)?.authScopes;
+      if (!authScopes || Object.keys(authScopes).length !== 1) return undefined;
+      return authScopes.scope ? [authScopes.scope] : authScopes.anyScope;
+    };
+    const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]);
     const leaks: string[] = [];
     for (const parent of types) {
-      if (needed(parent)) continue;
       for (const field of Object.values(parent.getFields())) {
-        const scope = needed(getNamedType(field.type));
-        if (!scope) continue;
-        const rootScope = (field.extensions['pothosOptions'] as { authScopes?: unknown } | undefined)?.authScopes;
-        const checked = parent === schema.getQueryType() && JSON.stringify(rootScope) === JSON.stringify({ scope });
-        if (!checked) leaks.push(`${parent.name}.${field.name}`);
+        const target = needed(getNamedType(field.type));
+        if (!target) continue;
+        // Every scope that lets a caller reach the field must admit the target's objects.
+        const reachedWith = roots.has(parent) ? rootFieldScopes(field) : needed(parent);
+        if (!reachedWith?.length || !reachedWith.every((scope) => target.includes(scope as Scope))) leaks.push(`${parent.name}.${field.name}`);
       }
     }
     expect(leaks).toEqual([]);
