@@ -32,6 +32,8 @@ interface Field {
 interface Model {
   name: string;
   table: string;
+  /** The column of the single-field id, which relations reference (every @relation here references an id). */
+  idColumn: string | undefined;
   fields: Map<string, Field>;
   scalars: Field[];
 }
@@ -69,7 +71,14 @@ function loadModels(prisma: PrismaClient): Models {
         },
       ]),
     );
-    models.set(name, { name, table: runtime[name]!.dbName ?? name, fields, scalars: [...fields.values()].filter((field) => field.kind !== 'object') });
+    const id = model.fields.find((field) => 'isId' in field && field.isId);
+    models.set(name, {
+      name,
+      table: runtime[name]!.dbName ?? name,
+      idColumn: id ? fields.get(id.name)!.column : undefined,
+      fields,
+      scalars: [...fields.values()].filter((field) => field.kind !== 'object'),
+    });
   }
   return models;
 }
@@ -162,21 +171,22 @@ function selectionOf(models: Models, model: Model, args: { include?: unknown; se
 function relationSource(models: Models, parent: Model, field: Field, parentAlias: string, alias: string, statement: Statement): { from: string; where: string } {
   const target = models.get(field.type)!;
   const back = [...target.fields.values()].find((other) => other.relationName === field.relationName && other !== field)!;
+  const idOf = (model: Model, tableAlias: string) => `${tableAlias}.${quote(model.idColumn ?? unsupported())}`;
   if (field.relationFromFields?.length) {
     // This side holds the foreign key: to one.
     const key = parent.fields.get(field.relationFromFields[0]!)!;
-    return { from: `${quote(target.table)} AS ${alias}`, where: `${alias}."id" = ${parentAlias}.${quote(key.column)}` };
+    return { from: `${quote(target.table)} AS ${alias}`, where: `${idOf(target, alias)} = ${parentAlias}.${quote(key.column)}` };
   }
   if (back.relationFromFields?.length) {
     const key = target.fields.get(back.relationFromFields[0]!)!;
-    return { from: `${quote(target.table)} AS ${alias}`, where: `${alias}.${quote(key.column)} = ${parentAlias}."id"` };
+    return { from: `${quote(target.table)} AS ${alias}`, where: `${alias}.${quote(key.column)} = ${idOf(parent, parentAlias)}` };
   }
   // Implicit many-to-many: _<A>To<B>, column A for the model whose name sorts first.
   const join = statement.alias();
   const [parentColumn, targetColumn] = parent.name < target.name ? ['A', 'B'] : ['B', 'A'];
   return {
-    from: `${quote(`_${field.relationName}`)} AS ${join} JOIN ${quote(target.table)} AS ${alias} ON ${alias}."id" = ${join}.${quote(targetColumn)}`,
-    where: `${join}.${quote(parentColumn)} = ${parentAlias}."id"`,
+    from: `${quote(`_${field.relationName}`)} AS ${join} JOIN ${quote(target.table)} AS ${alias} ON ${idOf(target, alias)} = ${join}.${quote(targetColumn)}`,
+    where: `${join}.${quote(parentColumn)} = ${idOf(parent, parentAlias)}`,
   };
 }
 
