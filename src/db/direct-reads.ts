@@ -345,15 +345,18 @@ function translate(model: Model, selectList: SelectList, args: FindArgs, models:
   const backwards = take !== undefined && take < 0;
   const order = orderTerms(model, args.orderBy);
   if (args.cursor !== undefined) where.push(cursorCondition(model, order, args.cursor, backwards, alias, statement));
-  const orderBy = orderSql(order, alias, backwards);
-  const text = [
-    `SELECT ${selectList.columns} FROM ${quote(model.table)} AS ${alias} WHERE ${where.join(' AND ')}`,
-    orderBy.length ? `ORDER BY ${orderBy.join(', ')}` : '',
+  const orderBy = orderSql(order, alias, backwards).join(', ');
+  // The page is cut from the rows as they are stored, and only its rows are converted and given their
+  // relations: a sort below the limit would compute the select list for every row it weighs.
+  const page = [
+    `SELECT * FROM ${quote(model.table)} AS ${alias} WHERE ${where.join(' AND ')}`,
+    orderBy ? `ORDER BY ${orderBy}` : '',
     take !== undefined ? `LIMIT ${statement.parameter(Math.abs(take))}` : '',
     args.skip ? `OFFSET ${statement.parameter(args.skip)}` : '',
   ]
     .filter(Boolean)
     .join(' ');
+  const text = `SELECT ${selectList.columns} FROM (${page}) AS ${alias}${orderBy ? ` ORDER BY ${orderBy}` : ''}`;
   return { text, values: statement.values, selection: selectList.selection, backwards };
 }
 
