@@ -1,3 +1,4 @@
+import { Kind, type OperationDefinitionNode } from 'graphql';
 import type { Booking } from '../generated/prisma/client.js';
 import { builder, nodeScope } from '../graphql/builder.js';
 import { upperCaseEnum } from '../graphql/enums.js';
@@ -6,7 +7,11 @@ import { answersKeptUnder } from '../graphql/kept-answers.js';
 import { availabilityOf, servicesDataVersion, type AvailableSlot } from './availability.js';
 import { createService, updateService } from './operators.js';
 import type { OpeningHours } from './schedule.js';
-import { bookingsDataVersion, bookingsLastChanged, cancelBooking, createBooking, findOwnBooking, updateBooking } from './service.js';
+import { accountLogPositionCompanion, bookingsDataVersion, bookingsLastChanged, cancelBooking, createBooking, findOwnBooking, updateBooking } from './service.js';
+
+/** Whether the operation asks for a root field by name (fragments at the root are not looked into). */
+const asksForRootField = (operation: OperationDefinitionNode, name: string) =>
+  operation.selectionSet.selections.some((selection) => selection.kind === Kind.FIELD && selection.name.value === name);
 
 /** Root fields over the account's bookings: answers are kept until the account's bookings change. */
 const bookingsRootField = { authScopes: { scope: 'bookings:read' }, extensions: answersKeptUnder(bookingsDataVersion) } as const;
@@ -107,23 +112,28 @@ builder.queryFields((t) => ({
       status: t.arg({ type: BookingStatus }),
       serviceId: t.arg.id(),
     },
-    resolve: (query, _root, args, context) => {
+    resolve: (query, _root, args, context, info) => {
       if (args.startDate && args.endDate && args.startDate > args.endDate) {
         throw new AppError('invalid_parameter', 'startDate must not be after endDate.', {
           fieldErrors: [{ field: 'startDate', code: 'after_end_date', message: 'startDate must not be after endDate.' }],
         });
       }
       const endExclusive = args.endDate ? new Date(args.endDate.getTime() + 86_400_000) : undefined;
-      return context.services.directReads.findMany(context.prisma.booking, 'Booking', {
-        ...query,
-        where: {
-          accountId: context.principal!.accountId,
-          startTime: { ...(args.startDate ? { gte: args.startDate } : {}), ...(endExclusive ? { lt: endExclusive } : {}) },
-          ...(args.status ? { status: args.status } : {}),
-          ...(args.serviceId ? { serviceId: String(args.serviceId) } : {}),
+      return context.services.directReads.findMany(
+        context.prisma.booking,
+        'Booking',
+        {
+          ...query,
+          where: {
+            accountId: context.principal!.accountId,
+            startTime: { ...(args.startDate ? { gte: args.startDate } : {}), ...(endExclusive ? { lt: endExclusive } : {}) },
+            ...(args.status ? { status: args.status } : {}),
+            ...(args.serviceId ? { serviceId: String(args.serviceId) } : {}),
+          },
+          orderBy: [{ startTime: 'asc' }, { id: 'asc' }],
         },
-        orderBy: [{ startTime: 'asc' }, { id: 'asc' }],
-      });
+        asksForRootField(info.operation, 'bookingsLastModified') ? accountLogPositionCompanion(context) : undefined,
+      );
     },
   }),
   bookingsLastModified: t.field({

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Prisma, type Booking, type BookingEvent, type Service } from '../generated/prisma/client.js';
+import type { Companion } from '../db/direct-reads.js';
 import type { Context } from '../graphql/context.js';
 import type { BookingEventType } from '../events/kinds.js';
 import { appendBookingEvent } from '../events/log.js';
@@ -27,12 +28,13 @@ export async function findOwnBooking(context: Context, id: string): Promise<Book
   return booking;
 }
 
-const accountLogPositionRead = {
-  name: 'hallowgate_account_log_position',
-  text: `SELECT newest.seq::text AS seq, (extract(epoch FROM newest.created_at) * 1000)::bigint::text AS changed_ms, (SELECT version::text FROM directory_version WHERE id = 1) AS catalogue
+/** The account's log position, one row whatever the log holds; `account` is the account id's parameter. */
+const accountLogPositionSql = (account: string) =>
+  `SELECT newest.seq::text AS seq, (extract(epoch FROM newest.created_at) * 1000)::bigint::text AS changed_ms, (SELECT version::text FROM directory_version WHERE id = 1) AS catalogue
          FROM (SELECT 1) AS one
-         LEFT JOIN LATERAL (SELECT seq, created_at FROM booking_events WHERE account_id = $1 ORDER BY seq DESC LIMIT 1) AS newest ON true`,
-};
+         LEFT JOIN LATERAL (SELECT seq, created_at FROM booking_events WHERE account_id = ${account} ORDER BY seq DESC LIMIT 1) AS newest ON true`;
+
+const accountLogPositionRead = { name: 'hallowgate_account_log_position', text: accountLogPositionSql('$1') };
 
 interface AccountLogPosition {
   seq: string | null;
@@ -44,13 +46,35 @@ interface AccountLogPosition {
 /** Each request reads its account's log position once: the fingerprint and Last-Modified share it. */
 const logPositions = new WeakMap<Context, Promise<AccountLogPosition | undefined>>();
 
+const readAccountLogPosition = (context: Context) =>
+  context.services.readRows<AccountLogPosition>({ ...accountLogPositionRead, values: [context.principal!.accountId] }).then(([row]) => row);
+
 function accountLogPosition(context: Context): Promise<AccountLogPosition | undefined> {
   let position = logPositions.get(context);
   if (!position) {
-    position = context.services.readRows<AccountLogPosition>({ ...accountLogPositionRead, values: [context.principal!.accountId] }).then(([row]) => row);
+    position = readAccountLogPosition(context);
     logPositions.set(context, position);
   }
   return position;
+}
+
+/**
+ * The account's log position read along with a list of its bookings (Last-Modified of a REST list),
+ * when nothing on the request has asked for it yet: one statement instead of two. Read on its own
+ * when the list brings none (no rows, or a read that went to Prisma).
+ */
+export function accountLogPositionCompanion(context: Context): Companion | undefined {
+  if (!context.principal || logPositions.has(context)) return undefined;
+  const accountId = context.principal.accountId;
+  let settle!: (row: AccountLogPosition | undefined) => void;
+  const position = new Promise<AccountLogPosition | undefined>((resolve) => (settle = resolve)).then((row) => row ?? readAccountLogPosition(context));
+  // Whoever asks for it sees a failed read; nobody asking must not make it an unhandled rejection.
+  position.catch(() => undefined);
+  logPositions.set(context, position);
+  return {
+    column: (parameter) => `(SELECT row_to_json(position) FROM (${accountLogPositionSql(parameter(accountId))}) AS position)`,
+    receive: (value) => settle(value as AccountLogPosition | undefined),
+  };
 }
 
 /**

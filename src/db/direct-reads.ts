@@ -13,9 +13,24 @@ import type { ReadRows } from './connection.js';
  * go to Prisma unchanged, so the answer never depends on which path ran.
  */
 export interface DirectReads {
-  findMany<Args, Answer>(delegate: { findMany(args: Args): PromiseLike<Answer> }, model: Prisma.ModelName, args: Args): Promise<Answer>;
+  /** With a companion, its value is read in the same statement when the rows are read here; `receive` gets undefined otherwise. */
+  findMany<Args, Answer>(delegate: { findMany(args: Args): PromiseLike<Answer> }, model: Prisma.ModelName, args: Args, companion?: Companion): Promise<Answer>;
   findUnique<Args, Answer>(delegate: { findUnique(args: Args): PromiseLike<Answer> }, model: Prisma.ModelName, args: Args): Promise<Answer>;
 }
+
+/**
+ * Another read of the same request that rides along as one more column of a list's statement (a
+ * statement costs more than the lookup in it). Its SQL must not refer to the rows: PostgreSQL then
+ * evaluates it once. It comes back with the first row, so an empty list brings nothing.
+ */
+export interface Companion {
+  /** The column's SQL, a scalar subquery, taking its parameters through `parameter`. */
+  column(parameter: (value: unknown) => string): string;
+  /** Called once: with the column's value (as the driver parses it), or undefined when there was none. */
+  receive(value: unknown): void;
+}
+
+const companionColumn = '__companion';
 
 interface Field {
   name: string;
@@ -335,7 +350,7 @@ function selectListOf(models: Models, model: Model, args: FindArgs): SelectList 
   return { selection, columns: columns.join(', '), aliases: statement.aliasCount };
 }
 
-function translate(model: Model, selectList: SelectList, args: FindArgs, models: Models) {
+function translate(model: Model, selectList: SelectList, args: FindArgs, models: Models, companion: Companion | undefined) {
   const statement = new Statement(selectList.aliases);
   const alias = 't0';
   const where = [whereOf(models, model, args.where, alias, statement)];
@@ -356,7 +371,9 @@ function translate(model: Model, selectList: SelectList, args: FindArgs, models:
   ]
     .filter(Boolean)
     .join(' ');
-  const text = `SELECT ${selectList.columns} FROM (${page}) AS ${alias}${orderBy ? ` ORDER BY ${orderBy}` : ''}`;
+  // Last, so that taking it off the rows again leaves them as the driver built them.
+  const columns = companion ? `${selectList.columns}, ${companion.column((value) => statement.parameter(value))} AS ${quote(companionColumn)}` : selectList.columns;
+  const text = `SELECT ${columns} FROM (${page}) AS ${alias}${orderBy ? ` ORDER BY ${orderBy}` : ''}`;
   return { text, values: statement.values, selection: selectList.selection, backwards };
 }
 
@@ -415,28 +432,40 @@ export function createDirectReads(prisma: PrismaClient, readRows: ReadRows): Dir
     if (selectList instanceof Unsupported) throw selectList;
     return selectList;
   };
-  async function read(modelName: string, args: FindArgs): Promise<Record<string, unknown>[] | undefined> {
+  /** The rows as Prisma objects, and the companion's value; undefined when the read is not translated here. */
+  async function read(modelName: string, args: FindArgs, companion?: Companion) {
     let translated: ReturnType<typeof translate>;
     try {
       if (Object.keys(args).some((key) => !knownArgs.has(key) && (args as Record<string, unknown>)[key] !== undefined)) unsupported();
       const model = models.get(modelName) ?? unsupported();
-      translated = translate(model, selectListFor(model, args), args, models);
+      translated = translate(model, selectListFor(model, args), args, models, companion);
     } catch (error) {
       if (error instanceof Unsupported) return undefined;
       throw error;
     }
     const rows = await readRows<Record<string, unknown>>({ name: nameOf(translated.text), text: translated.text, values: translated.values });
+    const companionValue = rows[0]?.[companionColumn];
+    // The last property added: deleting it takes the row back to the shape the driver gives every row.
+    if (companion) for (const row of rows) delete row[companionColumn];
     const objects = toPrismaObjects(translated.selection, rows);
-    return translated.backwards ? objects.reverse() : objects;
+    return { objects: translated.backwards ? objects.reverse() : objects, companionValue };
   }
   return {
-    async findMany(delegate, model, args) {
-      return ((await read(model, args as FindArgs)) ?? (await delegate.findMany(args))) as never;
+    async findMany(delegate, model, args, companion) {
+      let answer: Awaited<ReturnType<typeof read>>;
+      try {
+        answer = await read(model, args as FindArgs, companion);
+      } catch (error) {
+        companion?.receive(undefined);
+        throw error;
+      }
+      companion?.receive(answer?.companionValue);
+      return (answer?.objects ?? (await delegate.findMany(args))) as never;
     },
     async findUnique(delegate, model, args) {
-      const rows = await read(model, { ...(args as FindArgs), take: 1 });
-      if (rows === undefined) return delegate.findUnique(args);
-      return (rows[0] ?? null) as never;
+      const answer = await read(model, { ...(args as FindArgs), take: 1 });
+      if (answer === undefined) return delegate.findUnique(args);
+      return (answer.objects[0] ?? null) as never;
     },
   };
 }

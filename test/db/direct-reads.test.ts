@@ -202,4 +202,22 @@ describe('direct reads', () => {
     expect(ranDirect).toBe(false);
     expect(direct).toEqual(prisma);
   });
+
+  it('read a companion in the same statement, once, and leave the rows as Prisma gives them', async () => {
+    const received: unknown[] = [];
+    const companion = (value: string) => ({
+      column: (parameter: (value: unknown) => string) => `(SELECT ${parameter(value)}::text || '!')`,
+      receive: (got: unknown) => received.push(got),
+    });
+    const args = { where: { accountId }, orderBy: [{ startTime: 'asc' }, { id: 'asc' }], take: 4 };
+    statements.length = 0;
+    const direct = await database.directReads.findMany(delegateOf('Booking'), 'Booking', args, companion('along'));
+    expect(statements).toHaveLength(1);
+    expect(direct).toEqual(await delegateOf('Booking').findMany(args));
+    expect(Object.keys((direct as object[])[0]!)).toEqual(Object.keys(((await delegateOf('Booking').findMany(args)) as object[])[0]!));
+    // Nothing comes with no rows, nor when the read goes to Prisma.
+    await database.directReads.findMany(delegateOf('Booking'), 'Booking', { ...args, where: { accountId: 'acct_nobody' } }, companion('none'));
+    await database.directReads.findMany(delegateOf('Booking'), 'Booking', { ...args, where: { customerName: { startsWith: 'G' } } }, companion('prisma'));
+    expect(received).toEqual(['along!', undefined, undefined]);
+  });
 });
