@@ -8,6 +8,10 @@
  *   npm ci --prefix bench/postgraphile   # once: the peer and the Node 22 it needs
  *   npx tsx bench/race.ts
  *
+ * Each case's contenders take turns in rounds (2 s each, 10 s per contender in all), so that other
+ * work on a shared machine lands on every contender alike; a row gives medians over the rounds, and
+ * ours/PG is the median of the ratios taken within each round.
+ *
  * PostgreSQL at BENCH_POSTGRES_URL, else postgresql://postgres@127.0.0.1:5432/postgres: the bench
  * creates a fresh database, migrates and seeds it with our code, adds the bookings, and drops it
  * afterwards. Both servers run in child processes with a pool of 10: ours on this Node, PostGraphile
@@ -41,13 +45,14 @@ import {
   reachable,
   renderEveryTime,
   serverCounters,
-  statusSummary,
   withScratchDatabase,
   closeWhenParentLeaves,
 } from './support.js';
 
 const connections = 20;
+/** Seconds of load per contender and case, in `rounds` runs. */
 const secondsPerRun = 10;
+const rounds = 5;
 const warmUpSeconds = 2;
 const pageSize = 50;
 const bookingRange = { startDate: '2027-10-10', endDate: '2027-10-13' };
@@ -286,6 +291,8 @@ async function checkEquivalence(cases: Case[]) {
   }
 }
 
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
 /** Ends a server child; one that crashed has already dropped its channel. */
 const stop = (child: ChildProcess) => child.connected && child.disconnect();
 
@@ -311,27 +318,53 @@ async function race(databaseUrl: string) {
     const only = process.env['BENCH_RACE_ONLY']?.split(',');
     if (only) for (const raced of cases) raced.contenders = raced.contenders.filter((contender) => contender.peer || only.some((part) => contender.name.includes(part)));
     for (const { name, contenders } of cases) {
-      let peerRate = 0;
-      for (const contender of contenders) {
-        const child = contender.peer ? peer.child : ours.child;
-        const run = (seconds: number) => autocannon({ connections, duration: seconds, ...contender.options });
-        await run(warmUpSeconds);
-        const before = await serverCounters(child);
-        const result = await run(secondsPerRun);
-        const after = await serverCounters(child);
-        const perRequest = (value: number) => value / result.requests.total;
-        if (contender.peer) peerRate = result.requests.average;
+      const runOf = (contender: Contender) => (seconds: number) => autocannon({ connections, duration: seconds, ...contender.options });
+      for (const contender of contenders) await runOf(contender)(warmUpSeconds);
+      // Rounds: every contender in turn, so that a burst of other work on the shared machine lands in
+      // one round of each rather than on one contender; each ratio is taken within its round.
+      const measured = contenders.map(() => ({
+        rates: [] as number[],
+        ratios: [] as number[],
+        requests: 0,
+        statements: 0,
+        cpuMicros: 0,
+        latencies: [] as { p50: number; p99: number }[],
+        statuses: new Map<string, number>(),
+        errors: 0,
+      }));
+      for (let round = 0; round < rounds; round++) {
+        let peerRate = 0;
+        for (const [index, contender] of contenders.entries()) {
+          const child = contender.peer ? peer.child : ours.child;
+          const before = await serverCounters(child);
+          const result = await runOf(contender)(secondsPerRun / rounds);
+          const after = await serverCounters(child);
+          const into = measured[index]!;
+          if (contender.peer) peerRate = result.requests.average;
+          else into.ratios.push(result.requests.average / peerRate);
+          into.rates.push(result.requests.average);
+          into.requests += result.requests.total;
+          into.statements += after.statements - before.statements;
+          into.cpuMicros += cpuMicros(after.cpu) - cpuMicros(before.cpu);
+          into.latencies.push({ p50: result.latency.p50, p99: result.latency.p99 });
+          into.errors += result.errors + result.non2xx;
+          for (const [status, { count }] of Object.entries(result.statusCodeStats)) into.statuses.set(status, (into.statuses.get(status) ?? 0) + count);
+        }
+      }
+      for (const [index, contender] of contenders.entries()) {
+        const into = measured[index]!;
+        const perRequest = (value: number) => value / into.requests;
         rows.push({
           case: name,
           server: contender.name,
-          'req/s': Math.round(result.requests.average),
-          'p50 ms': result.latency.p50,
-          'p99 ms': result.latency.p99,
-          errors: result.errors + result.non2xx,
-          'ours/PG': contender.peer ? '' : `${(result.requests.average / peerRate).toFixed(2)}×`,
-          'SQL/req': perRequest(after.statements - before.statements).toFixed(2),
-          'server CPU ms/req': (perRequest(cpuMicros(after.cpu) - cpuMicros(before.cpu)) / 1000).toFixed(2),
-          statuses: statusSummary(result),
+          'req/s': Math.round(median(into.rates)),
+          'p50 ms': median(into.latencies.map((latency) => latency.p50)),
+          'p99 ms': median(into.latencies.map((latency) => latency.p99)),
+          errors: into.errors,
+          'ours/PG': contender.peer ? '' : `${median(into.ratios).toFixed(2)}×`,
+          'SQL/req': perRequest(into.statements).toFixed(2),
+          'server CPU ms/req': (perRequest(into.cpuMicros) / 1000).toFixed(2),
+          statuses: [...into.statuses].map(([status, count]) => `${status}×${count}`).join(' '),
         });
       }
     }
@@ -350,7 +383,10 @@ async function main() {
   if (!(await reachable(postgresUrl, 5432))) throw new Error(`the race needs PostgreSQL; nothing listens at ${postgresUrl}`);
   const loadBefore = loadavg()[0]!;
   const rows = await withScratchDatabase(postgresUrl, 'hallowgate_bench_race', race);
-  console.log(`\nRace: autocannon, ${connections} connections, ${secondsPerRun} s per row after ${warmUpSeconds} s warm-up; both servers pool 10`);
+  console.log(
+    `\nRace: autocannon, ${connections} connections, ${secondsPerRun} s per row in ${rounds} rounds that take the contenders of a case in turn, after ${warmUpSeconds} s warm-up each; both servers pool 10`,
+  );
+  console.log('req/s, p50 and p99 are medians over the rounds; ours/PG is the median of the ratios within each round');
   console.log(`${cpus().length} cores shared by autocannon, both servers and PostgreSQL; 1-minute load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`);
   console.table(rows);
   console.log(JSON.stringify({ bench: 'race', node: process.version, rows }));

@@ -21,7 +21,7 @@ export interface DirectReads {
 /**
  * Another read of the same request that rides along as one more column of a list's statement (a
  * statement costs more than the lookup in it). Its SQL must not refer to the rows: PostgreSQL then
- * evaluates it once. It comes back with the first row, so an empty list brings nothing.
+ * evaluates it once. It comes back on one of the rows, so an empty list brings nothing.
  */
 export interface Companion {
   /** The column's SQL, a scalar subquery, taking its parameters through `parameter`. */
@@ -371,8 +371,11 @@ function translate(model: Model, selectList: SelectList, args: FindArgs, models:
   ]
     .filter(Boolean)
     .join(' ');
-  // Last, so that taking it off the rows again leaves them as the driver built them.
-  const columns = companion ? `${selectList.columns}, ${companion.column((value) => statement.parameter(value))} AS ${quote(companionColumn)}` : selectList.columns;
+  // On one row only (the driver would parse it on each), and last, so that taking it off the rows
+  // again leaves them as the driver built them.
+  const columns = companion
+    ? `${selectList.columns}, CASE WHEN row_number() OVER () = 1 THEN ${companion.column((value) => statement.parameter(value))} END AS ${quote(companionColumn)}`
+    : selectList.columns;
   const text = `SELECT ${columns} FROM (${page}) AS ${alias}${orderBy ? ` ORDER BY ${orderBy}` : ''}`;
   return { text, values: statement.values, selection: selectList.selection, backwards };
 }
@@ -444,7 +447,7 @@ export function createDirectReads(prisma: PrismaClient, readRows: ReadRows): Dir
       throw error;
     }
     const rows = await readRows<Record<string, unknown>>({ name: nameOf(translated.text), text: translated.text, values: translated.values });
-    const companionValue = rows[0]?.[companionColumn];
+    const companionValue = rows.find((row) => row[companionColumn] !== null)?.[companionColumn];
     // The last property added: deleting it takes the row back to the shape the driver gives every row.
     if (companion) for (const row of rows) delete row[companionColumn];
     const objects = toPrismaObjects(translated.selection, rows);

@@ -19,26 +19,35 @@ function overNullAndLists(shape: (value: unknown) => unknown): Shaper {
 
 /**
  * The REST form of an answer under `keys`: enum values in lowercase, nested connections as arrays
- * of their nodes, `_…` keys left out. Subtrees that need none of it are not walked.
+ * of their nodes, `_…` keys left out. Subtrees that need none of it are not walked. Objects are
+ * changed in place (the result is the request's own) unless keys are to be left out: copying them
+ * then costs less than deleting, which would leave V8 a slow object to serialise.
  */
 export function shaperFor(keys: readonly AnswerKey[]): Shaper | undefined {
-  const shapers = new Map<string, Shaper | undefined>(keys.map((key) => [key.key, keyShaper(key)]));
-  const hidden = keys.some((key) => isHiddenKey(key.key));
-  if (!hidden && [...shapers.values()].every((shaper) => !shaper)) return undefined;
+  const visible = keys.filter((key) => !isHiddenKey(key.key)).map((key) => ({ name: key.key, shape: keyShaper(key) }));
+  const reshaped = visible.filter((entry): entry is { name: string; shape: Shaper } => entry.shape !== undefined);
+  if (visible.length === keys.length) {
+    if (reshaped.length === 0) return undefined;
+    return overNullAndLists((value) => {
+      const object = value as Record<string, unknown>;
+      for (const { name, shape } of reshaped) if (name in object) object[name] = shape(object[name]);
+      return object;
+    });
+  }
   return overNullAndLists((value) => {
-    const shaped: Record<string, unknown> = {};
-    for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
-      if (isHiddenKey(key)) continue;
-      const shaper = shapers.get(key);
-      shaped[key] = shaper ? shaper(entry) : entry;
-    }
-    return shaped;
+    const object = value as Record<string, unknown>;
+    const copy: Record<string, unknown> = {};
+    for (const { name, shape } of visible) if (name in object) copy[name] = shape ? shape(object[name]) : object[name];
+    return copy;
   });
 }
 
 function keyShaper(key: AnswerKey): Shaper | undefined {
   const named = getNamedType(key.type);
-  if (isEnumType(named)) return overNullAndLists((value) => String(value).toLowerCase());
+  if (isEnumType(named)) {
+    const lowercase = new Map(named.getValues().map((value) => [value.name, value.name.toLowerCase()]));
+    return overNullAndLists((value) => lowercase.get(value as string) ?? String(value).toLowerCase());
+  }
   if (!key.children) return undefined;
   if (isConnectionType(key.type)) {
     const node = shaperFor(nodeKeysOf(key));
