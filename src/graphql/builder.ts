@@ -11,6 +11,7 @@ import { AppError } from '../shared/errors.js';
 import { idKindOf, type IdKind } from '../shared/ids.js';
 import ArgumentChecksPlugin, { cursorArgument, pageSizeArgument, pageSizes } from './argument-checks.js';
 import type { Context } from './context.js';
+import { keepPrismaPlans } from './plan-cache.js';
 
 /** GraphQL type behind each id prefix, so `node(id:)` takes the same ids REST shows. */
 const typenameForIdKind: Partial<Record<IdKind, string>> = {
@@ -112,6 +113,8 @@ function fieldComplexity(args: Record<string, unknown>, context: object, field: 
   }
   return isListType(getNullableType(field.type)) ? { field: 1, multiplier: listMultiplier } : 1;
 }
+
+keepPrismaPlans();
 
 export const builder = new SchemaBuilder<{
   Context: Context;
