@@ -128,7 +128,10 @@ function readColumn(field: Field, alias: string): string {
   if (field.isList) return field.type === 'String' || field.type === 'Boolean' ? column : unsupported();
   switch (field.type) {
     case 'DateTime':
-      return `(extract(epoch from ${column}) * 1000)::float8`;
+      // date_part's float8 costs PostgreSQL a third of extract's numeric. Prisma's times are whole
+      // milliseconds (timestamp(3)), which rounding gives back exactly while float8's error stays
+      // under half of one: up to the year 144,000. Later times (up to PostgreSQL's 294,276) take numeric.
+      return `CASE WHEN ${column} < '100000-01-01' THEN round(date_part('epoch', ${column}) * 1000) ELSE (extract(epoch from ${column}) * 1000)::float8 END`;
     case 'Decimal':
     case 'BigInt':
       return `${column}::text`;

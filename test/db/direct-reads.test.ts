@@ -203,6 +203,35 @@ describe('direct reads', () => {
     expect(direct).toEqual(prisma);
   });
 
+  it('read times of any year exactly, to the millisecond', async () => {
+    const { prisma } = database;
+    const owner = (await prisma.account.create({ data: { id: newId('account'), name: 'Times' } })).id;
+    const service = await prisma.service.findFirstOrThrow({ orderBy: { id: 'asc' } });
+    const times = [
+      new Date('0001-01-01T00:00:00.001Z'),
+      new Date(Date.UTC(2027, 9, 10, 1, 2, 3, 456)),
+      new Date(Date.UTC(99_999, 11, 31, 23, 59, 59, 999)),
+      new Date(Date.UTC(100_000, 0, 1, 0, 0, 0, 1)),
+      ...[150_000, 200_000, 250_000, 275_000].flatMap((year) => [1, 333, 667, 999].map((milliseconds) => new Date(Date.UTC(year, 6, 15, 12, 0, 0, milliseconds)))),
+      new Date(8.64e15 - 1),
+    ];
+    await prisma.booking.createMany({
+      data: times.map((time, index) => ({
+        id: newId('booking'),
+        accountId: owner,
+        serviceId: service.id,
+        startTime: time,
+        endTime: time,
+        customerName: `Time ${index}`,
+        customerEmail: 'time@example.com',
+      })),
+    });
+    // Prisma itself reads times past the year 9999 as invalid dates: these are compared with what was written.
+    const { direct, ranDirect } = await bothWays('findMany', 'Booking', { where: { accountId: owner }, orderBy: [{ startTime: 'asc' }] });
+    expect(ranDirect).toBe(true);
+    expect((direct as { startTime: Date }[]).map((booking) => booking.startTime.getTime())).toEqual(times.map((time) => time.getTime()));
+  });
+
   it('read a companion in the same statement, once, and leave the rows as Prisma gives them', async () => {
     const received: unknown[] = [];
     const companion = (value: string) => ({
