@@ -450,9 +450,12 @@ export function createDirectReads(prisma: PrismaClient, readRows: ReadRows): Dir
       throw error;
     }
     const rows = await readRows<Record<string, unknown>>({ name: nameOf(translated.text), text: translated.text, values: translated.values });
-    const companionValue = rows.find((row) => row[companionColumn] !== null)?.[companionColumn];
-    // The last property added: deleting it takes the row back to the shape the driver gives every row.
-    if (companion) for (const row of rows) delete row[companionColumn];
+    let companionValue: unknown;
+    if (companion) {
+      companionValue = rows.find((row) => row[companionColumn] !== null)?.[companionColumn];
+      // The last property added: deleting it takes the row back to the shape the driver gives every row.
+      for (const row of rows) delete row[companionColumn];
+    }
     const objects = toPrismaObjects(translated.selection, rows);
     return { objects: translated.backwards ? objects.reverse() : objects, companionValue };
   }
