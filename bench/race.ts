@@ -45,7 +45,9 @@ import {
   reachable,
   renderEveryTime,
   serverCounters,
+  statusSummary,
   withScratchDatabase,
+  type AutocannonResult,
   closeWhenParentLeaves,
 } from './support.js';
 
@@ -329,7 +331,7 @@ async function race(databaseUrl: string) {
         statements: 0,
         cpuMicros: 0,
         latencies: [] as { p50: number; p99: number }[],
-        statuses: new Map<string, number>(),
+        statusCodeStats: {} as AutocannonResult['statusCodeStats'],
         errors: 0,
       }));
       for (let round = 0; round < rounds; round++) {
@@ -348,7 +350,7 @@ async function race(databaseUrl: string) {
           into.cpuMicros += cpuMicros(after.cpu) - cpuMicros(before.cpu);
           into.latencies.push({ p50: result.latency.p50, p99: result.latency.p99 });
           into.errors += result.errors + result.non2xx;
-          for (const [status, { count }] of Object.entries(result.statusCodeStats)) into.statuses.set(status, (into.statuses.get(status) ?? 0) + count);
+          for (const [status, { count }] of Object.entries(result.statusCodeStats)) into.statusCodeStats[status] = { count: (into.statusCodeStats[status]?.count ?? 0) + count };
         }
       }
       for (const [index, contender] of contenders.entries()) {
@@ -364,7 +366,7 @@ async function race(databaseUrl: string) {
           'ours/PG': contender.peer ? '' : `${median(into.ratios).toFixed(2)}×`,
           'SQL/req': perRequest(into.statements).toFixed(2),
           'server CPU ms/req': (perRequest(into.cpuMicros) / 1000).toFixed(2),
-          statuses: [...into.statuses].map(([status, count]) => `${status}×${count}`).join(' '),
+          statuses: statusSummary(into),
         });
       }
     }

@@ -22,7 +22,7 @@ export type Autocannon = (options: Record<string, unknown>) => AutocannonRun;
 export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /** `200×505 304×12`: what a run answered. */
-export function statusSummary(result: AutocannonResult): string {
+export function statusSummary(result: Pick<AutocannonResult, 'statusCodeStats'>): string {
   return Object.entries(result.statusCodeStats)
     .map(([status, { count }]) => `${status}×${count}`)
     .join(' ');

@@ -33,10 +33,8 @@ interface KeptPlan {
 /** Plans kept per field node: one per combination of its variables' values, for the first few seen. */
 const maxPlansPerField = 32;
 
-class ContextRead extends Error {}
-
 const refuse = (): never => {
-  throw new ContextRead('A select function read the context.');
+  throw new Error('A select function read the context.');
 };
 
 /** A context every use of which throws: what a plan that may be kept is walked with. */

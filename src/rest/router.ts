@@ -254,10 +254,10 @@ export function createRestRouter(routes: RestRoute[], onLookup: (outcome: 'hit' 
       // Kept from the second time a caller asks for the URL, as GraphQL answers are: a one-off read
       // (a new page, a new filter) then costs neither the fingerprint read nor room. Fingerprints are
       // read before the operation runs, so a representation is never filed under a newer one than its data.
-      // With the origin: Link headers name it.
       const { fingerprints } = compiled;
       const requestKey = fingerprints
-        ? createHash('sha256').update(callerOf(context.principal)).update('\0').update(url.origin).update(url.pathname).update(url.search).digest('base64url')
+        ? // With the origin: Link headers name it.
+          createHash('sha256').update(callerOf(context.principal)).update('\0').update(url.origin).update(url.pathname).update(url.search).digest('base64url')
         : undefined;
       const representationKey = fingerprints && requestKey && known.askedBefore(requestKey) ? await answerKeyOf(context, fingerprints, requestKey) : undefined;
       const sent = representationKey ? known.get(representationKey) : undefined;
