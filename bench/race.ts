@@ -7,6 +7,7 @@
  *
  *   npm ci --prefix bench/postgraphile   # once: the peer and the Node 22 it needs
  *   npx tsx bench/race.ts
+ *   BENCH_RACE_CASES="(c)" BENCH_RACE_ONLY="REST (render)" BENCH_CPU_PROFILE=prof npx tsx bench/race.ts
  *
  * Each case's contenders take turns in rounds (2 s each, 10 s per contender in all), so that other
  * work on a shared machine lands on every contender alike; a row gives medians over the rounds, and
@@ -319,7 +320,9 @@ async function race(databaseUrl: string) {
     // PostGraphile, for the ratio), e.g. to profile one of them with BENCH_CPU_PROFILE.
     const only = process.env['BENCH_RACE_ONLY']?.split(',');
     if (only) for (const raced of cases) raced.contenders = raced.contenders.filter((contender) => contender.peer || only.some((part) => contender.name.includes(part)));
-    for (const { name, contenders } of cases) {
+    // BENCH_RACE_CASES=<parts of cases' names, comma-separated>, e.g. "(c)": only those cases.
+    const onlyCases = process.env['BENCH_RACE_CASES']?.split(',');
+    for (const { name, contenders } of cases.filter((raced) => !onlyCases || onlyCases.some((part) => raced.name.includes(part)))) {
       const runOf = (contender: Contender) => (seconds: number) => autocannon({ connections, duration: seconds, ...contender.options });
       for (const contender of contenders) await runOf(contender)(warmUpSeconds);
       // Rounds: every contender in turn, so that a burst of other work on the shared machine lands in

@@ -11,6 +11,7 @@ import { AppError } from '../shared/errors.js';
 import { idKindOf, type IdKind } from '../shared/ids.js';
 import ArgumentChecksPlugin, { cursorArgument, pageSizeArgument, pageSizes } from './argument-checks.js';
 import type { Context } from './context.js';
+import { answerGlobalIdsAtOnce } from './global-ids.js';
 import { keepPrismaPlans } from './plan-cache.js';
 
 /** GraphQL type behind each id prefix, so `node(id:)` takes the same ids REST shows. */
@@ -115,6 +116,7 @@ function fieldComplexity(args: Record<string, unknown>, context: object, field: 
 }
 
 keepPrismaPlans();
+answerGlobalIdsAtOnce();
 
 export const builder = new SchemaBuilder<{
   Context: Context;

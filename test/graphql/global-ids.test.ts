@@ -1,0 +1,73 @@
+import SchemaBuilder from '@pothos/core';
+import RelayPlugin from '@pothos/plugin-relay';
+import { execute, parse } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { getDatamodel } from '../../src/generated/pothos-types.js';
+import type { PrismaClient } from '../../src/generated/prisma/client.js';
+// Installs the global ids answered at once, as the server's schema does.
+import '../../src/graphql/schema.js';
+
+interface Thing {
+  id: number;
+  slowId?: boolean;
+}
+
+/** A schema of its own: nodes whose id is read at once, nodes whose id comes from a promise, and plain globalID fields. */
+function thingsSchema() {
+  const builder = new SchemaBuilder<{ Context: object }>({
+    plugins: [RelayPlugin],
+    relay: { encodeGlobalID: (typename, id) => `${typename}:${id}` },
+    // Asked for by the typings of the scope-auth and prisma plugins, which every builder in this program shares; neither is installed here.
+    scopeAuth: { authScopes: () => ({}) },
+    prisma: { client: {} as PrismaClient, dmmf: getDatamodel() },
+  });
+  const ThingRef = builder.objectRef<Thing>('Thing');
+  builder.node(ThingRef, { id: { resolve: (thing) => thing.id }, fields: (t) => ({ n: t.exposeInt('id') }) });
+  const SlowThingRef = builder.objectRef<Thing>('SlowThing');
+  builder.node(SlowThingRef, { id: { resolve: async (thing) => thing.id }, fields: (t) => ({ n: t.exposeInt('id') }) });
+  const things: Thing[] = [{ id: 1 }, { id: 2 }];
+  builder.queryType({
+    fields: (t) => ({
+      things: t.field({ type: [ThingRef], resolve: () => things }),
+      slowThings: t.field({ type: [SlowThingRef], resolve: () => things }),
+      owner: t.globalID({ resolve: () => ({ type: ThingRef, id: 7 }) }),
+      nobody: t.globalID({ nullable: true, resolve: () => null }),
+      already: t.globalID({ resolve: () => 'given' }),
+    }),
+  });
+  return builder.toSchema();
+}
+
+describe('global ids', () => {
+  const schema = thingsSchema();
+
+  it('answer a node id read from the record at once: a list of nodes executes without a promise', () => {
+    // The relay plugin's own globalID awaits every id, so this execution would be a promise.
+    const result = execute({ schema, document: parse('{ things { id n } owner nobody already }') });
+    expect(result).not.toBeInstanceOf(Promise);
+    expect(result).toEqual({
+      data: {
+        things: [
+          { id: 'Thing:1', n: 1 },
+          { id: 'Thing:2', n: 2 },
+        ],
+        owner: 'Thing:7',
+        nobody: null,
+        already: 'given',
+      },
+    });
+  });
+
+  it('wait for an id that comes from a promise, and encode it the same way', async () => {
+    const result = execute({ schema, document: parse('{ slowThings { id n } }') });
+    expect(result).toBeInstanceOf(Promise);
+    expect(await result).toEqual({
+      data: {
+        slowThings: [
+          { id: 'SlowThing:1', n: 1 },
+          { id: 'SlowThing:2', n: 2 },
+        ],
+      },
+    });
+  });
+});
