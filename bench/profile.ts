@@ -3,7 +3,7 @@
  * window of a V8 CPU profile, as shares of the busy (non-idle) time.
  *
  *   BENCH_CPU_PROFILE=prof BENCH_RACE_ONLY="GraphQL events (execute)" npx tsx bench/race.ts
- *   npx tsx bench/profile.ts prof/CPU.<…>.cpuprofile [seconds = 10] [package | function]
+ *   npx tsx bench/profile.ts prof/CPU.<…>.cpuprofile [seconds = 10] [package | function] [from second = the busiest window's]
  *
  * Prints the table, then one JSON line of the same figures.
  */
@@ -21,8 +21,8 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-const [file, secondsArgument = '10', by = 'package'] = process.argv.slice(2);
-if (!file) throw new Error('usage: npx tsx bench/profile.ts <file.cpuprofile> [seconds] [package | function]');
+const [file, secondsArgument = '10', by = 'package', fromArgument] = process.argv.slice(2);
+if (!file) throw new Error('usage: npx tsx bench/profile.ts <file.cpuprofile> [seconds] [package | function] [from second]');
 const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 const idle = (node: ProfileNode) => node.callFrame.functionName === '(idle)';
@@ -45,6 +45,8 @@ for (let second = 0; second + width <= busyPerSecond.length; second++) {
   const busy = busyPerSecond.slice(second, second + width).reduce((sum, value) => sum + (value ?? 0), 0);
   if (busy > busiest) [busiest, from] = [busy, second];
 }
+// A window given by its first second instead, e.g. to leave out the start-up of a profile of one case.
+if (fromArgument !== undefined) from = Number(fromArgument);
 
 function placeOf({ callFrame: { functionName, url, lineNumber } }: ProfileNode): string {
   const where = url
