@@ -223,18 +223,46 @@ function relationColumn(models: Models, parent: Model, relation: Selection['rela
   return `(SELECT coalesce(json_agg(${object}${orderBy.length ? ` ORDER BY ${orderBy.join(', ')}` : ''}), '[]') FROM ${from} WHERE ${where})`;
 }
 
-/** Prisma's objects from the rows (and the json of their relations) this module read. */
+type RowBuilder = (row: readonly unknown[]) => Record<string, unknown>;
+
+/**
+ * Prisma's object from a row of a select list's columns, read in the driver's array row mode. The
+ * builder is written once per select list as one object literal, so every row takes its final shape
+ * at once: the driver's own row objects, then rewritten time by time, cost about 90 µs more CPU per
+ * read of 96 bookings (8 % of such a request). The names are the datamodel's, quoted as JSON strings.
+ */
+function rowBuilderOf(selection: Selection): RowBuilder {
+  const scalarValue = (field: Field, index: number) => {
+    const value = `row[${index}]`;
+    if (field.type === 'DateTime') return `${value} === null ? null : new Date(${value})`;
+    if (field.type === 'Decimal' || field.type === 'BigInt') return `${value} === null ? null : toPrismaValue(scalars[${index}], ${value})`;
+    return value;
+  };
+  const entries = [
+    ...selection.scalars.map((field, index) => `${JSON.stringify(field.name)}: ${scalarValue(field, index)}`),
+    ...selection.relations.map((relation, offset) => `${JSON.stringify(relation.field.name)}: relationValue(relations[${offset}], row[${selection.scalars.length + offset}])`),
+  ];
+  const compile = new Function('toPrismaValue', 'relationValue', 'scalars', 'relations', `return (row) => ({ ${entries.join(', ')} });`) as (
+    ...helpers: [typeof toPrismaValue, typeof relationValue, Field[], Selection['relations']]
+  ) => RowBuilder;
+  return compile(toPrismaValue, relationValue, selection.scalars, selection.relations);
+}
+
+/** A relation's json as Prisma gives it: its records' values converted, null when there is none. */
+function relationValue(relation: Selection['relations'][number], value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (relation.field.isList) toPrismaObjects(relation.selection, value as Record<string, unknown>[]);
+  else toPrismaObjects(relation.selection, [value as Record<string, unknown>]);
+  return value;
+}
+
+/** Prisma's objects from the json of relations (the records PostgreSQL nested), converted in place. */
 function toPrismaObjects(selection: Selection, rows: Record<string, unknown>[]): Record<string, unknown>[] {
   for (const row of rows) {
     for (const field of selection.scalars) {
       if (field.type === 'DateTime' || field.type === 'Decimal' || field.type === 'BigInt') row[field.name] = toPrismaValue(field, row[field.name]);
     }
-    for (const relation of selection.relations) {
-      const value = row[relation.field.name];
-      if (value === null || value === undefined) row[relation.field.name] = null;
-      else if (relation.field.isList) toPrismaObjects(relation.selection, value as Record<string, unknown>[]);
-      else toPrismaObjects(relation.selection, [value as Record<string, unknown>]);
-    }
+    for (const relation of selection.relations) row[relation.field.name] = relationValue(relation, row[relation.field.name]);
   }
   return rows;
 }
@@ -339,6 +367,8 @@ interface SelectList {
   columns: string;
   /** Aliases the list takes: the root table's (t0) and its relations'. */
   aliases: number;
+  /** Prisma's object from a row of these columns; a companion's column comes after them. */
+  build: RowBuilder;
 }
 
 function selectListOf(models: Models, model: Model, args: FindArgs): SelectList {
@@ -350,7 +380,7 @@ function selectListOf(models: Models, model: Model, args: FindArgs): SelectList 
     ...selection.relations.map((relation) => `${relationColumn(models, model, relation, alias, statement)} AS ${quote(relation.field.name)}`),
   ];
   if (columns.length === 0 || statement.values.length > 0) unsupported();
-  return { selection, columns: columns.join(', '), aliases: statement.aliasCount };
+  return { selection, columns: columns.join(', '), aliases: statement.aliasCount, build: rowBuilderOf(selection) };
 }
 
 function translate(model: Model, selectList: SelectList, args: FindArgs, models: Models, companion: Companion | undefined) {
@@ -374,13 +404,12 @@ function translate(model: Model, selectList: SelectList, args: FindArgs, models:
   ]
     .filter(Boolean)
     .join(' ');
-  // On one row only (the driver would parse it on each), and last, so that taking it off the rows
-  // again leaves them as the driver built them.
+  // On one row only (the driver would parse it on each), and last, after the columns the rows are built from.
   const columns = companion
     ? `${selectList.columns}, CASE WHEN row_number() OVER () = 1 THEN ${companion.column((value) => statement.parameter(value))} END AS ${quote(companionColumn)}`
     : selectList.columns;
   const text = `SELECT ${columns} FROM (${page}) AS ${alias}${orderBy ? ` ORDER BY ${orderBy}` : ''}`;
-  return { text, values: statement.values, selection: selectList.selection, backwards };
+  return { text, values: statement.values, selectList, backwards };
 }
 
 interface OrderTerm {
@@ -449,14 +478,11 @@ export function createDirectReads(prisma: PrismaClient, readRows: ReadRows): Dir
       if (error instanceof Unsupported) return undefined;
       throw error;
     }
-    const rows = await readRows<Record<string, unknown>>({ name: nameOf(translated.text), text: translated.text, values: translated.values });
-    let companionValue: unknown;
-    if (companion) {
-      companionValue = rows.find((row) => row[companionColumn] !== null)?.[companionColumn];
-      // The last property added: deleting it takes the row back to the shape the driver gives every row.
-      for (const row of rows) delete row[companionColumn];
-    }
-    const objects = toPrismaObjects(translated.selection, rows);
+    const rows = await readRows<unknown[]>({ name: nameOf(translated.text), text: translated.text, values: translated.values, rowMode: 'array' });
+    const { selection, build } = translated.selectList;
+    const companionIndex = selection.scalars.length + selection.relations.length;
+    const companionValue = companion ? rows.find((row) => row[companionIndex] !== null)?.[companionIndex] : undefined;
+    const objects = rows.map(build);
     return { objects: translated.backwards ? objects.reverse() : objects, companionValue };
   }
   return {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.js';
+import { createDirectReads } from '../../src/db/direct-reads.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { newId } from '../../src/shared/ids.js';
 import { openTestDatabase } from '../support/database.js';
@@ -248,5 +249,27 @@ describe('direct reads', () => {
     await database.directReads.findMany(delegateOf('Booking'), 'Booking', { ...args, where: { accountId: 'acct_nobody' } }, companion('none'));
     await database.directReads.findMany(delegateOf('Booking'), 'Booking', { ...args, where: { customerName: { startsWith: 'G' } } }, companion('prisma'));
     expect(received).toEqual(['along!', undefined, undefined]);
+  });
+
+  it("build each record from the driver's array rows in one go: the same records, in the same shape, as Prisma gives", async () => {
+    const rowModes: (string | undefined)[] = [];
+    const reads = createDirectReads(database.prisma, (read) => {
+      rowModes.push(read.rowMode);
+      return database.readRows(read);
+    });
+    const bookings = { where: { accountId }, orderBy: [{ startTime: 'asc' }, { id: 'asc' }] };
+    const events = { where: { cityKey }, include: { categories: true, images: { orderBy: { position: 'asc' } } }, orderBy: [{ startsAt: 'asc' }, { id: 'asc' }], take: 5 };
+    for (const [model, args] of [
+      ['Booking', bookings],
+      ['Event', events],
+    ] as const) {
+      const direct = (await reads.findMany(delegateOf(model), model, args)) as object[];
+      const viaPrisma = (await delegateOf(model).findMany(args)) as object[];
+      expect(direct.length).toBeGreaterThan(1);
+      expect(direct).toEqual(viaPrisma);
+      for (const record of direct) expect(Object.keys(record)).toEqual(Object.keys(viaPrisma[0]!));
+    }
+    // The driver builds no object per row: rows come as arrays.
+    expect(rowModes).toEqual(['array', 'array']);
   });
 });
