@@ -6,7 +6,7 @@
  *   (c) one account's bookings in a 4-day range (96 bookings).
  *
  *   npm ci --prefix bench/postgraphile   # once: the peer and the Node 22 it needs
- *   npx tsx bench/race.ts
+ *   npm run build && npx tsx bench/race.ts   # our server runs build/ as npm start does; BENCH_RACE_SOURCE=1 runs src/ through tsx
  *   BENCH_RACE_CASES="(c)" BENCH_RACE_ONLY="REST (render)" BENCH_CPU_PROFILE=prof npx tsx bench/race.ts
  *
  * Each case's contenders take turns in rounds (2 s each, 10 s per contender in all), so that other
@@ -24,17 +24,10 @@
  * (bench/postgraphile/server.mjs). Every statement counts, background work included (a few per run).
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApiKey } from '../src/access/keys.js';
-import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
-import { applyMigrations } from '../src/db/migrator.js';
-import { seedDatabase } from '../src/db/seed.js';
-import { newId } from '../src/shared/ids.js';
-import { createSecretBox, randomSecretsKey } from '../src/shared/secrets.js';
 import {
   answerCounters,
   autocannon,
@@ -71,7 +64,29 @@ interface Fixture {
 
 // ---------------------------------------------------------------- child: our server
 
+/**
+ * The modules our server is made of: the JavaScript `npm run build` wrote, as `npm start` runs it
+ * (BENCH_RACE_SOURCE=1: `src/` through tsx instead, whose transforms add work of their own, such as
+ * naming every function a request creates). Loaded in the server's process only, and from one place,
+ * so that one copy of the schema patches its dependencies.
+ */
+async function serverModules() {
+  const base = process.env['BENCH_RACE_SOURCE'] ? '../src/' : '../build/';
+  const load = async <Module>(path: string): Promise<Module> => (await import(new URL(`${base}${path}`, import.meta.url).href)) as Module;
+  return {
+    ...(await load<typeof import('../src/access/keys.js')>('access/keys.js')),
+    ...(await load<typeof import('../src/app.js')>('app.js')),
+    ...(await load<typeof import('../src/config.js')>('config.js')),
+    ...(await load<typeof import('../src/db/connection.js')>('db/connection.js')),
+    ...(await load<typeof import('../src/db/migrator.js')>('db/migrator.js')),
+    ...(await load<typeof import('../src/db/seed.js')>('db/seed.js')),
+    ...(await load<typeof import('../src/shared/ids.js')>('shared/ids.js')),
+    ...(await load<typeof import('../src/shared/secrets.js')>('shared/secrets.js')),
+  };
+}
+
 async function serve(databaseUrl: string) {
+  const { createApiKey, createApp, loadConfig, openDatabase, parseDatabaseUrl, applyMigrations, seedDatabase, newId, createSecretBox, randomSecretsKey } = await serverModules();
   const config = loadConfig({ DATABASE_URL: databaseUrl, SEED_ON_START: 'never', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '10' });
   let statements = 0;
   const database = await openDatabase(parseDatabaseUrl(databaseUrl), { poolSize: config.DATABASE_POOL_SIZE, onQuery: () => statements++ });
@@ -301,8 +316,19 @@ const stop = (child: ChildProcess) => child.connected && child.disconnect();
 
 const peerNode = fileURLToPath(new URL('./postgraphile/node_modules/.bin/node', import.meta.url));
 
+/** The race measures build/: it must hold what src/ holds now. */
+function refuseStaleBuild(): void {
+  const built = new URL('../build/.built', import.meta.url);
+  if (!existsSync(built)) throw new Error('Our server runs from build/: run `npm run build` first (or BENCH_RACE_SOURCE=1 for src/).');
+  const builtAt = statSync(built).mtimeMs;
+  const sources = readdirSync(new URL('../src/', import.meta.url), { recursive: true, withFileTypes: true });
+  const newer = sources.find((entry) => entry.isFile() && entry.name.endsWith('.ts') && statSync(join(entry.parentPath, entry.name)).mtimeMs > builtAt);
+  if (newer) throw new Error(`build/ is older than ${join(newer.parentPath, newer.name)}: run \`npm run build\` first.`);
+}
+
 async function race(databaseUrl: string) {
   if (!existsSync(peerNode)) throw new Error('PostGraphile is not installed: run `npm ci --prefix bench/postgraphile` first.');
+  if (!process.env['BENCH_RACE_SOURCE']) refuseStaleBuild();
   const ours = await forkServer<Fixture>(import.meta.url, ['serve', databaseUrl]);
   const peer = await forkServer<{ url: string }>(new URL('./postgraphile/server.mjs', import.meta.url).href, [], {
     execPath: peerNode,
