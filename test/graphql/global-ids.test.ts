@@ -1,5 +1,5 @@
 import SchemaBuilder from '@pothos/core';
-import RelayPlugin from '@pothos/plugin-relay';
+import RelayPlugin, { encodeGlobalID } from '@pothos/plugin-relay';
 import { execute, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { getDatamodel } from '../../src/generated/pothos-types.js';
@@ -13,10 +13,10 @@ interface Thing {
 }
 
 /** A schema of its own: nodes whose id is read at once, nodes whose id comes from a promise, and plain globalID fields. */
-function thingsSchema() {
+function thingsSchema(relay: { encodeGlobalID?: (typename: string, id: string | number | bigint) => string } = { encodeGlobalID: (typename, id) => `${typename}:${id}` }) {
   const builder = new SchemaBuilder<{ Context: object }>({
     plugins: [RelayPlugin],
-    relay: { encodeGlobalID: (typename, id) => `${typename}:${id}` },
+    relay,
     // Asked for by the typings of the scope-auth and prisma plugins, which every builder in this program shares; neither is installed here.
     scopeAuth: { authScopes: () => ({}) },
     prisma: { client: {} as PrismaClient, dmmf: getDatamodel() },
@@ -56,6 +56,12 @@ describe('global ids', () => {
         already: 'given',
       },
     });
+  });
+
+  it("encode with the relay plugin's own encoding when the schema sets none", () => {
+    const result = execute({ schema: thingsSchema({}), document: parse('{ things { id } }') });
+    expect(result).toEqual({ data: { things: [{ id: encodeGlobalID('Thing', 1) }, { id: encodeGlobalID('Thing', 2) }] } });
+    expect(encodeGlobalID('Thing', 1)).toBe(Buffer.from('Thing:1').toString('base64'));
   });
 
   it('wait for an id that comes from a promise, and encode it the same way', async () => {
