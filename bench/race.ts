@@ -24,10 +24,10 @@
  * (bench/postgraphile/server.mjs). Every statement counts, background work included (a few per run).
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildOutdatedBy } from '../bin/build-stamp.js';
 import {
   answerCounters,
   autocannon,
@@ -318,12 +318,8 @@ const peerNode = fileURLToPath(new URL('./postgraphile/node_modules/.bin/node', 
 
 /** The race measures build/: it must hold what src/ holds now. */
 function refuseStaleBuild(): void {
-  const built = new URL('../build/.built', import.meta.url);
-  if (!existsSync(built)) throw new Error('Our server runs from build/: run `npm run build` first (or BENCH_RACE_SOURCE=1 for src/).');
-  const builtAt = statSync(built).mtimeMs;
-  const sources = readdirSync(new URL('../src/', import.meta.url), { recursive: true, withFileTypes: true });
-  const newer = sources.find((entry) => entry.isFile() && entry.name.endsWith('.ts') && statSync(join(entry.parentPath, entry.name)).mtimeMs > builtAt);
-  if (newer) throw new Error(`build/ is older than ${join(newer.parentPath, newer.name)}: run \`npm run build\` first.`);
+  const outdatedBy = buildOutdatedBy(fileURLToPath(new URL('..', import.meta.url)));
+  if (outdatedBy) throw new Error(`Our server runs from build/, which ${outdatedBy} makes out of date: run \`npm run build\` first (or BENCH_RACE_SOURCE=1 for src/).`);
 }
 
 async function race(databaseUrl: string) {
