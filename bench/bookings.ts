@@ -1,12 +1,16 @@
 /**
  * Booking service throughput over HTTP: creates (spread over many slots, and all into one hot slot),
- * lists and single reads on /v1, and the availability of a busy service for 31 days over GraphQL
- * (executed, and repeated from the kept answer), against in-memory PGlite and, when reachable, PostgreSQL.
+ * the same through a hold (POST /v1/holds, then POST /v1/bookings with its hold_id), lists and
+ * single reads on /v1, and the availability of a busy service for 31 days over GraphQL (executed,
+ * and repeated from the response cache), against in-memory PGlite and, when reachable, PostgreSQL.
  *
  *   npx tsx bench/bookings.ts
+ *   BENCH_BOOKINGS_CASES="POST" npx tsx bench/bookings.ts   # only the cases whose name contains one of these (comma-separated)
  *
  * PostgreSQL rows use BENCH_POSTGRES_URL, else postgresql://postgres@127.0.0.1:5432/postgres when
  * reachable; the bench creates a fresh database there, migrates it, and drops it afterwards.
+ * A hold → book row counts the pair as one: its req/s are pairs per second, its latencies from the
+ * hold sent to the booking answered, its CPU per pair.
  * The server runs in a child process, so autocannon (20 connections) does not share its event loop;
  * both still share this machine's cores with the database. The key is a promo key (no rate limit).
  */
@@ -32,6 +36,7 @@ import {
   withScratchDatabase,
   type AutocannonResult,
   closeWhenParentLeaves,
+  createBenchService,
 } from './support.js';
 
 const connections = 20;
@@ -56,13 +61,7 @@ async function serve(databaseUrl: string) {
   const database = await openDatabase(parseDatabaseUrl(databaseUrl), { poolSize: config.DATABASE_POOL_SIZE });
   await applyMigrations(database);
   const { prisma } = database;
-  const attraction = await prisma.attraction.create({
-    data: { id: newId('attraction'), name: 'Bench Manor', description: 'Benchmark fixture', city: 'Salem', cityKey: 'salem', region: 'MA' },
-  });
-  // Capacity far above what one run books, so every create does the full capacity work and succeeds.
-  const service = await prisma.service.create({
-    data: { id: newId('service'), name: 'Bench entry', attractionId: attraction.id, capacity: 1_000_000, ...everyHour() },
-  });
+  const { attraction, service } = await createBenchService(prisma);
   const busy = await prisma.service.create({
     data: {
       id: newId('service'),
@@ -129,6 +128,47 @@ function createRequests(fixture: Fixture, slotFor: (index: number) => string) {
   ];
 }
 
+/** Round trips of a hold → book pair: milliseconds from the hold sent to the booking answered. */
+type PairTimes = number[];
+
+interface PairContext {
+  startedAt?: number;
+  holdId?: string;
+}
+
+/**
+ * A hold, then a booking with its hold_id, on each connection in turn. When the hold is refused
+ * there is nothing to book: the booking's setup returns nothing, and autocannon starts the pair again.
+ */
+function holdThenBookRequests(fixture: Fixture, slotFor: (index: number) => string, pairTimes: PairTimes) {
+  let index = 0;
+  return [
+    {
+      method: 'POST',
+      path: '/v1/holds',
+      setupRequest: (request: Record<string, unknown>, context: PairContext) => {
+        context.startedAt = performance.now();
+        return { ...request, body: JSON.stringify({ service_id: fixture.serviceId, start_time: slotFor(index++) }) };
+      },
+      onResponse: (status: number, body: string, context: PairContext) => {
+        context.holdId = status === 201 ? (JSON.parse(body) as { id: string }).id : undefined;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/bookings',
+      setupRequest: (request: Record<string, unknown>, context: PairContext) =>
+        context.holdId && { ...request, body: JSON.stringify({ hold_id: context.holdId, customer: { name: `Guest ${index}`, email: `guest${index}@example.com` } }) },
+      onResponse: (status: number, _body: string, context: PairContext) => {
+        if (status === 201 && context.startedAt !== undefined) pairTimes.push(performance.now() - context.startedAt);
+      },
+    },
+  ];
+}
+
+/** The q-quantile of ascending `sorted`, to autocannon's whole milliseconds. */
+const quantile = (sorted: number[], q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN);
+
 async function run(fixture: Fixture, options: Record<string, unknown>, seconds: number): Promise<AutocannonResult> {
   return autocannon({
     url: fixture.url,
@@ -150,35 +190,46 @@ function serverCpuMicros(child: ChildProcess): Promise<number> {
 async function benchDatabase(label: string, databaseUrl: string) {
   const { child, fixture } = await forkServer<Fixture>(import.meta.url, ['serve', databaseUrl]);
   const day = slot(0).slice(0, 10);
-  const cases: Array<[string, Record<string, unknown>]> = [
+  const pairTimes: PairTimes = [];
+  const allCases: Array<[string, Record<string, unknown>, PairTimes?]> = [
     ['POST /v1/bookings, 2,000 slots', { requests: createRequests(fixture, (index) => slot(index % spreadSlots)) }],
+    ['POST /v1/holds → POST /v1/bookings {hold_id}, 2,000 slots (pairs)', { requests: holdThenBookRequests(fixture, (index) => slot(index % spreadSlots), pairTimes) }, pairTimes],
     ['POST /v1/bookings, 1 hot slot', { requests: createRequests(fixture, () => slot(12)) }],
+    ['POST /v1/holds → POST /v1/bookings {hold_id}, 1 hot slot (pairs)', { requests: holdThenBookRequests(fixture, () => slot(12), pairTimes) }, pairTimes],
     ['GET /v1/bookings?limit=20, a new URL each time (render)', { requests: renderEveryTime('/v1/bookings?limit=20') }],
-    ['GET /v1/bookings?limit=20, repeated (kept answer)', { requests: [{ method: 'GET', path: '/v1/bookings?limit=20' }] }],
+    ['GET /v1/bookings?limit=20, repeated (response cache)', { requests: [{ method: 'GET', path: '/v1/bookings?limit=20' }] }],
     ['GET /v1/bookings?start_date=…&end_date=…&limit=100 (render)', { requests: renderEveryTime(`/v1/bookings?start_date=${day}&end_date=${day}&limit=100`) }],
     [
       `GraphQL Service.availability, ${availabilityDays} days of a busy service (930 slots, executed)`,
       { url: `${fixture.url}/graphql`, requests: executeEveryTime(availabilityQuery, { id: fixture.busyServiceId, ...availabilityRange() }) },
     ],
     [
-      `GraphQL Service.availability, ${availabilityDays} days of a busy service, repeated (kept answer)`,
+      `GraphQL Service.availability, ${availabilityDays} days of a busy service, repeated (response cache)`,
       { url: `${fixture.url}/graphql`, method: 'POST', body: JSON.stringify({ query: availabilityQuery, variables: { id: fixture.busyServiceId, ...availabilityRange() } }) },
     ],
   ];
+  const chosen = process.env['BENCH_BOOKINGS_CASES']?.split(',').map((part) => part.trim());
+  const cases = chosen ? allCases.filter(([name]) => chosen.some((part) => name.includes(part))) : allCases;
   const rows = [];
   try {
-    for (const [name, options] of cases) {
+    for (const [name, options, pairs] of cases) {
       await run(fixture, options, warmUpSeconds);
+      pairs?.splice(0);
       const cpuBefore = await serverCpuMicros(child);
       const result = await run(fixture, options, secondsPerRun);
-      const cpuPerRequest = ((await serverCpuMicros(child)) - cpuBefore) / result.requests.total;
+      const cpuMicros = (await serverCpuMicros(child)) - cpuBefore;
+      // A pair is one round trip of the row: its rate, latencies and CPU are per pair, not per request.
+      const sorted = pairs?.sort((a, b) => a - b);
+      const perRow = sorted
+        ? { count: sorted.length, rate: sorted.length / secondsPerRun, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) }
+        : { count: result.requests.total, rate: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
       rows.push({
         database: label,
         case: name,
-        'req/s': Math.round(result.requests.average),
-        'p50 ms': result.latency.p50,
-        'p99 ms': result.latency.p99,
-        'server CPU ms/req': (cpuPerRequest / 1000).toFixed(2),
+        'req/s': Math.round(perRow.rate),
+        'p50 ms': perRow.p50,
+        'p99 ms': perRow.p99,
+        'server CPU ms/req': (cpuMicros / perRow.count / 1000).toFixed(2),
         statuses: statusSummary(result),
         errors: result.errors,
       });

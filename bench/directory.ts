@@ -1,7 +1,7 @@
 /**
  * Directory throughput over HTTP: a page of 50 events of one seeded city with categories and images,
- * as REST (rendered, and answered from the kept answer), as the REST 304 a client with the ETag gets,
- * and as its GraphQL twin (executed, and answered from the kept answer); against in-memory PGlite
+ * as REST (rendered, and answered from the response cache), as the REST 304 a client with the ETag gets,
+ * and as its GraphQL twin (executed, and answered from the response cache); against in-memory PGlite
  * and, when reachable, PostgreSQL. It also counts the SQL statements on directory tables each
  * request costs.
  *
@@ -86,8 +86,8 @@ const eventsQuery = `query($city: String, $first: Int) {
 }`;
 
 /**
- * autocannon options per case (the path goes inside `url`). Answers are kept under the directory's
- * data fingerprint, so a repeated request measures the kept answer; the render and execute cases
+ * autocannon options per case (the path goes inside `url`). Responses are cached under the directory's
+ * data version, so a repeated request measures the response cache; the render and execute cases
  * make every request new in a way the answer ignores, so each one runs the GraphQL operation.
  */
 async function cases(fixture: Fixture): Promise<Array<[string, Record<string, unknown>]>> {
@@ -99,10 +99,10 @@ async function cases(fixture: Fixture): Promise<Array<[string, Record<string, un
   const variables = { city: fixture.city, first: pageSize };
   return [
     [`GET ${path}, a new URL each time (render)`, { url: fixture.url, requests: renderEveryTime(path) }],
-    [`GET ${path}, repeated (kept answer)`, { url: `${fixture.url}${path}` }],
+    [`GET ${path}, repeated (response cache)`, { url: `${fixture.url}${path}` }],
     ['the same GET with If-None-Match (304)', { url: `${fixture.url}${path}`, headers: { authorization: `Bearer ${fixture.key}`, 'if-none-match': etag } }],
     [`POST /graphql events(city, first: ${pageSize}) { …, categories, images }, executed each time`, { ...graphql, requests: executeEveryTime(eventsQuery, variables) }],
-    [`the same query, repeated (kept answer)`, { ...graphql, method: 'POST', body: JSON.stringify({ query: eventsQuery, variables }) }],
+    [`the same query, repeated (response cache)`, { ...graphql, method: 'POST', body: JSON.stringify({ query: eventsQuery, variables }) }],
   ];
 }
 

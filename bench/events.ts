@@ -24,7 +24,7 @@ import { openDatabase, parseDatabaseUrl } from '../src/db/connection.js';
 import { applyMigrations } from '../src/db/migrator.js';
 import { newId } from '../src/shared/ids.js';
 import { createSecretBox, randomSecretsKey } from '../src/shared/secrets.js';
-import { everyHour, forkServer, reachable, withScratchDatabase, closeWhenParentLeaves } from './support.js';
+import { createBenchService, forkServer, reachable, withScratchDatabase, closeWhenParentLeaves } from './support.js';
 
 const endpointCount = 50;
 const deliveriesPerEndpoint = Number(process.env['BENCH_DELIVERIES_PER_ENDPOINT'] ?? 200);
@@ -53,12 +53,7 @@ async function serve(databaseUrl: string, receiverUrl: string) {
   const database = await openDatabase(parseDatabaseUrl(databaseUrl), { poolSize: config.DATABASE_POOL_SIZE });
   await applyMigrations(database);
   const { prisma } = database;
-  const attraction = await prisma.attraction.create({
-    data: { id: newId('attraction'), name: 'Bench Manor', description: 'Benchmark fixture', city: 'Salem', cityKey: 'salem', region: 'MA' },
-  });
-  const service = await prisma.service.create({
-    data: { id: newId('service'), name: 'Bench entry', attractionId: attraction.id, capacity: 1_000_000, ...everyHour() },
-  });
+  const { service } = await createBenchService(prisma);
   const account = await prisma.account.create({ data: { id: newId('account'), name: 'Bench' } });
   const secrets = createSecretBox(randomSecretsKey());
   const { key } = await createApiKey(prisma, secrets, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['bookings:read', 'bookings:write'] });

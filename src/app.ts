@@ -5,17 +5,21 @@ import { createAccessGate } from './access/gate.js';
 import { trackOpenConnections } from './access/revocation.js';
 import { evaluateAlertRules } from './analytics/alerts.js';
 import { createUsageRecorder } from './analytics/recorder.js';
-import type { Config } from './config.js';
+import { ConfigurationError, type Config } from './config.js';
 import type { Database } from './db/connection.js';
 import { createAnnouncements } from './events/bus.js';
-import { createDeliveryWorker, parseSchedule } from './events/webhooks/worker.js';
+import { fastPathNames, fastPaths } from './fast-paths.js';
+import { attemptOptionsOf, createDeliveryWorker } from './events/webhooks/worker.js';
+import { createOffersWorker } from './bookings/holds/worker.js';
 import type { AppServices } from './graphql/context.js';
-import { KeptGraphQLAnswers } from './graphql/kept-answers.js';
 import { createPersistedQueryStore } from './graphql/persisted-queries.js';
-import { schema } from './graphql/schema.js';
+import { GraphQLResponseCache } from './response-cache/graphql.js';
+import { ResponseCache } from './response-cache/response-cache.js';
 import { restRoutes } from './rest/table.js';
 import { createRestRouter } from './rest/router.js';
 import { systemClock, type Clock } from './shared/clock.js';
+import { settleWithin } from './shared/deadline.js';
+import { redisSilenceLimitMs } from './shared/redis.js';
 import type { SecretBox } from './shared/secrets.js';
 import { createRequestHandler } from './server/http.js';
 import { createMetrics } from './server/metrics.js';
@@ -46,38 +50,57 @@ export interface App {
 }
 
 /**
- * JSON characters of GraphQL answers kept for queries with data fingerprints; kept as objects and
- * as the bodies sent, they take a few times as many bytes.
+ * JSON characters of the responses the response cache keeps, GraphQL and REST together; kept as
+ * objects and as the bodies sent, they take a few times as many bytes.
  */
-const keptGraphQLAnswerBudget = 8_000_000;
+const responseCacheBudget = 24_000_000;
+
+/** How long /readyz and /metrics wait for a dependency: they answer within 2 s whatever hangs. */
+const probeDeadlineMs = 1500;
 
 /** Wires the services, GraphQL, REST and WebSocket surfaces onto one HTTP server. */
 export function createApp(options: AppOptions): App {
   const { config, database } = options;
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
+  const plainPaths = fastPathNames.filter((name) => !fastPaths[name]);
+  // A configuration that says otherwise than the environment the code was loaded under would be silently ignored.
+  if (fastPathNames.some((name) => config.HALLOWGATE_FAST_PATHS[name] !== fastPaths[name])) {
+    throw new ConfigurationError('HALLOWGATE_FAST_PATHS is read from the environment when the code loads; a configuration cannot change it afterwards');
+  }
+  if (plainPaths.length > 0) logger.info(`fast paths off (HALLOWGATE_FAST_PATHS): ${plainPaths.join(', ')}`);
   const announcements = createAnnouncements({
     redisUrl: config.REDIS_URL,
     onRedisError: (error) => logger.warn({ err: error }, 'announcements: Redis error'),
   });
+  const clock = options.clock ?? systemClock;
+  // Revoking here ends this instance's connections at once; the bus tells the others.
+  const openConnections = trackOpenConnections({ revokedCredentials: announcements.revokedCredentials, prisma: database.prisma, readRows: database.readRows, clock, logger });
   const services: AppServices = {
     prisma: database.prisma,
     readRows: database.readRows,
     directReads: database.directReads,
     logger,
-    clock: options.clock ?? systemClock,
+    clock,
     bookingEventBus: announcements.bookingEvents,
-    revokedCredentials: announcements.revokedCredentials,
+    revokedCredentials: openConnections.revokedCredentials,
     config,
     secrets: options.secrets,
     usageAlerts: announcements.usageAlerts,
   };
-  const metrics = createMetrics({ pendingDeliveries: () => database.prisma.webhookDelivery.count({ where: { status: 'pending' } }) });
-  const gate = createAccessGate(services, { redisUrl: config.REDIS_URL, trustedProxies: config.TRUSTED_PROXIES, onRateLimited: metrics.rateLimited });
-  const openConnections = trackOpenConnections({ revokedCredentials: announcements.revokedCredentials, clock: services.clock, logger });
+  const metrics = createMetrics({
+    pendingDeliveries: () => settleWithin(database.prisma.webhookDelivery.count({ where: { status: 'pending' } }), probeDeadlineMs, () => Number.NaN),
+  });
+  const gate = createAccessGate(services, {
+    redisUrl: config.REDIS_URL,
+    redisCommandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    trustedProxies: config.TRUSTED_PROXIES,
+    onRateLimited: metrics.rateLimited,
+  });
   const subscriptionQuota = createSubscriptionQuota({ redisUrl: config.REDIS_URL, logger });
-  const persistedQueries = createPersistedQueryStore({ redisUrl: config.REDIS_URL, logger });
-  const keptAnswers = new KeptGraphQLAnswers(schema, keptGraphQLAnswerBudget, (outcome) => metrics.keptAnswer('graphql', outcome));
-  const yoga = createGraphQLServer(services, metrics, openConnections, subscriptionQuota, keptAnswers, persistedQueries);
+  const persistedQueries = createPersistedQueryStore({ redisUrl: config.REDIS_URL, redisCommandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, logger });
+  const responseCache = fastPaths['response-cache'] ? new ResponseCache(responseCacheBudget, metrics.responseCacheLookup) : undefined;
+  const graphqlResponseCache = responseCache && new GraphQLResponseCache(responseCache);
+  const yoga = createGraphQLServer(services, metrics, openConnections, subscriptionQuota, graphqlResponseCache, persistedQueries);
   const usage = config.ANALYTICS_ENABLED
     ? createUsageRecorder({
         prisma: database.prisma,
@@ -91,33 +114,36 @@ export function createApp(options: AppOptions): App {
     services,
     gate,
     yoga,
-    keptAnswers,
-    rest: createRestRouter(restRoutes, (outcome) => metrics.keptAnswer('rest', outcome)),
+    responseCache: graphqlResponseCache,
+    rest: createRestRouter(restRoutes, responseCache),
     usage,
     maxBodyBytes: config.MAX_BODY_BYTES,
     publicUrl: config.PUBLIC_URL,
-    isReady: () =>
-      database.ping().then(
-        () => true,
-        () => false,
-      ),
+    readiness: async () => {
+      const [databaseCheck, redisCheck] = await Promise.all([
+        settleWithin(
+          database.ping().then(
+            () => 'ok' as const,
+            () => 'unavailable' as const,
+          ),
+          probeDeadlineMs,
+          () => 'unavailable' as const,
+        ),
+        gate.redisHealth(probeDeadlineMs),
+      ]);
+      return { ready: databaseCheck === 'ok', checks: { database: databaseCheck, redis: redisCheck } };
+    },
     metrics,
     serveAsset: async (request, response, url) =>
       (await serveWidgetAsset(request, response, url)) || (await serveDashboardAsset(request, response, url)) || (await serveGraphiQLAsset(request, response, url)),
   });
   const deliveryWorker = createDeliveryWorker({
-    prisma: database.prisma,
-    logger,
-    clock: services.clock,
-    retrySchedule: parseSchedule(config.WEBHOOK_RETRY_SCHEDULE),
+    ...attemptOptionsOf(config, { prisma: database.prisma, logger, clock: services.clock, secrets: options.secrets }),
     pollMs: config.WEBHOOK_POLL_MS,
-    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-    disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
-    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
-    secrets: options.secrets,
     concurrency: config.WEBHOOK_CONCURRENCY,
     concurrencyPerAccount: config.WEBHOOK_CONCURRENCY_PER_ACCOUNT,
   });
+  const offersWorker = createOffersWorker({ prisma: database.prisma, services, logger, pollMs: config.WAITLIST_POLL_MS });
   const server = createServer(
     {
       requestTimeout: config.REQUEST_TIMEOUT_MS,
@@ -132,11 +158,14 @@ export function createApp(options: AppOptions): App {
   return {
     server,
     services,
-    listen(port = config.PORT, host = config.HOST) {
+    async listen(port = config.PORT, host = config.HOST) {
+      // Requests served while the shared Redis is still connecting would be counted in memory only.
+      if (!(await gate.untilRedisReady(redisSilenceLimitMs))) logger.warn('Redis is not connected yet: rate limits count per instance until it is');
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {
           deliveryWorker.start();
+          offersWorker.start();
           usage?.start();
           const address = server.address() as AddressInfo;
           const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -147,11 +176,17 @@ export function createApp(options: AppOptions): App {
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await webSocket.close();
+      // An open event stream would otherwise keep the server from closing for as long as its client stays.
+      openConnections.endAll();
+      // A connection whose last answer is still being written becomes idle only then: close it as soon as it does.
+      const closeIdle = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
       await closed;
+      clearInterval(closeIdle);
       // After the last response, so every request is counted.
       await usage?.stop();
       await deliveryWorker.stop();
+      await offersWorker.stop();
       await openConnections.close();
       await subscriptionQuota.close();
       await persistedQueries.close();

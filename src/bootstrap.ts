@@ -117,6 +117,7 @@ export async function prepareDatabase(config: Config, log: (line: string) => voi
   // Opened next: a second process on the embedded database must stop at its lock, having written nothing.
   const database = await openMigratedDatabase(databaseConfig, {
     poolSize: config.DATABASE_POOL_SIZE,
+    deadlines: config,
     role: 'hallowgate server',
     ...(shouldSeed ? { starter: loadStarter } : {}),
   });

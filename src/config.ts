@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { apiKeyPattern, apiKeyRule } from './access/key-format.js';
+import { ConfigError } from './db/config-error.js';
+import { parseDatabaseUrl } from './db/database-url.js';
+import { fastPaths, parseFastPaths } from './fast-paths.js';
 import { secretsKeyBytes } from './shared/secrets.js';
 
 const booleanFlag = z
@@ -7,15 +10,31 @@ const booleanFlag = z
   .optional()
   .transform((value) => value === '1' || value === 'true');
 
+/** How long each call to a dependency may take before the caller gives up (README, Configuration). */
+export const deadlineDefaults = {
+  REDIS_COMMAND_TIMEOUT_MS: 100,
+  DATABASE_CONNECT_TIMEOUT_MS: 5000,
+  DATABASE_STATEMENT_TIMEOUT_MS: 5000,
+  DATABASE_TRANSACTION_TIMEOUT_MS: 5000,
+} as const;
+
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** How long a query waits for a PostgreSQL connection, pooled or new, before 503. */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(deadlineDefaults.DATABASE_CONNECT_TIMEOUT_MS),
+  /** PostgreSQL's statement_timeout; the client gives up one second later on a server that does not answer at all. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(deadlineDefaults.DATABASE_STATEMENT_TIMEOUT_MS),
+  /** An interactive transaction's deadline, and PostgreSQL's idle_in_transaction_session_timeout. */
+  DATABASE_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(deadlineDefaults.DATABASE_TRANSACTION_TIMEOUT_MS),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
     .optional(),
+  /** Each Redis command's deadline: past it, rate limits count in this instance's memory and signed requests get 503. */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(deadlineDefaults.REDIS_COMMAND_TIMEOUT_MS),
   ADMIN_API_KEY: z.string().regex(apiKeyPattern, `must be ${apiKeyRule}`).optional(),
   /**
    * The origin clients reach the server at (https://api.example.com), for the absolute URLs answers
@@ -45,6 +64,8 @@ const configSchema = z.object({
     .regex(/^\d+(ms|s|m|h)(,\d+(ms|s|m|h))*$/, 'must look like 5s,5m,30m,2h')
     .default('5s,5m,30m,2h,5h,10h,10h'),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** How often each instance settles expired holds and makes the waitlist offers they free. */
+  WAITLIST_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   /** Webhook attempts one instance runs at once. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   /** Webhook attempts one account may have under way at once, over all instances. */
@@ -73,6 +94,8 @@ const configSchema = z.object({
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_000_000),
   /** A request (headers and body) must arrive whole within this; a client trickling it is cut off with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
+  /** A GraphQL query or mutation still running after this is stopped and answered 400 query_too_complex. */
+  GRAPHQL_TIME_BUDGET_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   /** Record per-key usage (on unless set to 0 or false; the bench turns it off to measure its cost). */
   ANALYTICS_ENABLED: z
     .enum(['0', '1', 'true', 'false'])
@@ -80,6 +103,20 @@ const configSchema = z.object({
     .transform((value) => value === '1' || value === 'true'),
   /** How often in-memory usage buckets are written to the database. */
   ANALYTICS_FLUSH_MS: z.coerce.number().int().min(10).max(600_000).default(10_000),
+  /**
+   * Which fast paths run (src/fast-paths.ts): `off` is the plain Pothos + Yoga + Prisma app. Read from
+   * the environment once when the code loads; unset here, the process's choice, and createApp refuses
+   * any other.
+   */
+  HALLOWGATE_FAST_PATHS: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      const parsed = text === undefined ? fastPaths : parseFastPaths(text);
+      if (!('error' in parsed)) return parsed;
+      context.addIssue({ code: 'custom', message: parsed.error });
+      return z.NEVER;
+    }),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -90,9 +127,14 @@ export class ConfigurationError extends Error {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const result = configSchema.safeParse(env);
-  if (!result.success) {
-    // Every bad setting at once, on one line: fixing them one start at a time is slow.
-    throw new ConfigurationError(result.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; '));
+  // Every bad setting at once, on one line: fixing them one start at a time is slow.
+  const problems = result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+  try {
+    parseDatabaseUrl(env['DATABASE_URL']);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.unshift(error.message);
   }
+  if (!result.success || problems.length > 0) throw new ConfigurationError(problems.join('; '));
   return result.data;
 }

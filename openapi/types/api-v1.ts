@@ -271,7 +271,7 @@ export interface components {
              * @description Stable snake_case error code.
              * @enum {string}
              */
-            code: "booking_cancelled" | "delivery_pending" | "idempotency_key_in_use" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_json" | "invalid_parameter" | "invalid_request" | "invalid_signature" | "ip_not_allowed" | "key_revoked" | "method_not_allowed" | "not_acceptable" | "not_found" | "origin_not_allowed" | "payload_too_large" | "query_too_complex" | "rate_limited" | "replayed_request" | "service_unavailable" | "signature_expired" | "slot_full" | "too_many_endpoints" | "too_many_subscriptions" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
+            code: "booking_cancelled" | "delivery_pending" | "hold_expired" | "idempotency_key_in_use" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_json" | "invalid_parameter" | "invalid_request" | "invalid_signature" | "ip_not_allowed" | "key_revoked" | "method_not_allowed" | "not_acceptable" | "not_found" | "origin_not_allowed" | "payload_too_large" | "precondition_failed" | "query_too_complex" | "rate_limited" | "replayed_request" | "service_unavailable" | "signature_expired" | "slot_full" | "too_many_alert_rules" | "too_many_endpoints" | "too_many_holds" | "too_many_subscriptions" | "too_many_waitlist_entries" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
             /** @description The `X-Request-Id` of the request. */
             request_id: string;
             errors?: components["schemas"]["FieldError"][];

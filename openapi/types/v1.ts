@@ -264,7 +264,7 @@ export interface paths {
         };
         /**
          * List bookings
-         * @description The account's bookings by `start_time`, then id. `Last-Modified` is the last change of any booking of the account.
+         * @description The account's bookings by `start_time`, then id; with `updated_since`, by `updated_at`, then id, so a receiver that missed webhooks re-syncs from the last `updated_at` it saw. A cursor pages in the order it was made in (by the values of the last row sent, so a row that changes meanwhile moves no other out of the pages); under the other order it gives 400 naming `cursor`. `Last-Modified` is the last change of any booking of the account.
          *
          *     Needs the `bookings:read` scope (`admin` has every scope).
          *
@@ -275,6 +275,8 @@ export interface paths {
         /**
          * Create a booking
          * @description Books `party_size` places (default 1) in a slot of the service: `start_time` must be one of the times `GET /v1/services/{id}/availability` lists, that has not started (422 `not_a_slot` or `in_past` on `start_time`). At most `capacity` places of a slot are taken, whatever number of clients book at once; fewer places left than `party_size` gives 409 `slot_full`.
+         *
+         *     Or books a hold (`POST /v1/holds`, or a waitlist offer): `hold_id` instead of `service_id`, `start_time` and `party_size` (sending them too gives 422 `not_with_hold`), and `customer`, which a waitlist offer may leave out (its entry's is used). The held places become the booking's with no new capacity check; a hold that expired, was released or was booked already gives 409 `hold_expired`.
          *
          *     `Idempotency-Key` is honoured for 24 h per account: the same key with the same body answers 201 again with the first answer as it was sent (later changes to the booking do not show) and `Idempotent-Replayed: true`, creating nothing; with another body it gives 422 `idempotency_key_reused`. A retry sent while the first request is still running waits for it and replays its result. Only successful creates are remembered, so a retry after an error (such as `slot_full`) runs again.
          *
@@ -307,7 +309,7 @@ export interface paths {
         post?: never;
         /**
          * Cancel a booking
-         * @description Cancels the booking and frees its place; the record is kept. A repeated DELETE answers 200 with the cancelled booking and logs no second event.
+         * @description Cancels the booking and frees its place; the record is kept. An optional JSON body `{ "reason": "…" }` (at most 500 characters) is carried by `booking.cancelled` in `data.cancellation`, with `by`: the `key_…` id that cancelled, or `operator` for an admin key. A repeated DELETE answers 200 with the cancelled booking and logs no second event. With `If-Match`, the booking is cancelled only if it is still at that ETag.
          *
          *     Needs the `bookings:write` scope (`admin` has every scope).
          *
@@ -318,13 +320,69 @@ export interface paths {
         head?: never;
         /**
          * Change a booking
-         * @description Changes any of `start_time`, `service_id`, `party_size` and `customer`. A change logs `booking.updated`; a PATCH that changes nothing logs nothing. The new slot must be a slot of the service that has not started, with `party_size` places left besides the ones this booking holds.
+         * @description Changes any of `start_time`, `service_id`, `party_size` and `customer`. A change logs `booking.updated`, whose `data.previous_attributes` holds the fields that changed with their values before; a PATCH that changes nothing logs nothing. The new slot must be a slot of the service that has not started, with `party_size` places left besides the ones this booking holds. With `If-Match`, the change is made only if the booking is still at that ETag, checked and written in one transaction.
          *
          *     Needs the `bookings:write` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `UpdateBooking`.
          */
         patch: operations["updateBooking"];
+        trace?: never;
+    };
+    "/v1/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hold places in a slot
+         * @description Keeps `party_size` places of a slot for `expires_in_seconds` (60 to 1,800; 600 when left out) while a customer completes a booking: they count against the slot's capacity exactly as a booking's do, taken under the same single conditional update, so holds and bookings together never exceed it. From `expires_at` on, the hold counts for nothing, whatever runs later: availability's `remaining` goes back up at that instant.
+         *
+         *     Book it with `POST /v1/bookings` and `{ "hold_id": "hold_…", "customer": { … } }`: the booking takes the held places with no new capacity check that could fail, or gives 409 `hold_expired` once the hold has expired or was released.
+         *
+         *     Needs the `bookings:write` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `CreateHold`.
+         */
+        post: operations["createHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/holds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a hold
+         * @description A hold past `expires_at` reads `expired` at once, whether or not the server has recorded it yet.
+         *
+         *     Runs the GraphQL operation `GetHold`.
+         */
+        get: operations["getHold"];
+        put?: never;
+        post?: never;
+        /**
+         * Release a hold
+         * @description Gives the places back now; they are offered to the slot's waitlist in the same transaction. Releasing a waitlist offer's hold declines the offer (its entry becomes `withdrawn`). A hold no longer held (`released`, `expired`, `converted`) is answered as it is: repeating the DELETE is 200.
+         *
+         *     Needs the `bookings:write` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `ReleaseHold`.
+         */
+        delete: operations["releaseHold"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/openapi.json": {
@@ -399,7 +457,7 @@ export interface paths {
         };
         /**
          * List free slots
-         * @description Every slot of the service starting on the local days `start_date` … `end_date` (in the service's `timezone`, both inclusive, at most 31 days) that has not started, oldest first, with the places it has (`capacity`) and the places left (`remaining`).
+         * @description Every slot of the service starting on the local days `start_date` … `end_date` (in the service's `timezone`, both inclusive, at most 31 days) that has not started, oldest first, with the places it has (`capacity`) and the places left (`remaining`: `capacity` minus confirmed bookings' and unexpired holds' places).
          *
          *     Slots start at `opens + k × slot_minutes` local time on each season day with opening hours, while the visit (`duration_minutes`) ends by `closes`. On the night clocks go back a repeated local time has two slots; on the night they go forward a missing one has none. A booking, a cancel or a reschedule changes the answer at once, so pages can poll it with `If-None-Match`.
          *
@@ -435,6 +493,66 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/waitlist_entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List waitlist entries
+         * @description The account's entries in the order they joined.
+         *
+         *     Runs the GraphQL operation `ListWaitlistEntries`.
+         */
+        get: operations["listWaitlistEntries"];
+        put?: never;
+        /**
+         * Join the waitlist of a slot
+         * @description Adds an entry to the line for a slot, typically one that answered 409 `slot_full`. When places are freed (a cancellation, a reschedule away or a smaller party, a hold released or expired, a capacity raised), they are offered in the same transaction (or, for an expiry, within a second): entries are taken in the order they joined, and each one whose party fits in the places free gets an **offer**, a hold of its own for `offer_expires_in_seconds` (60 to 1,800; 600 when left out), announced as the event `waitlist.offered` (webhooks, `GET /v1/booking_events`, subscriptions). An entry larger than what is free keeps its place in line: later entries that fit are offered those places meanwhile, and it is offered first once enough are free.
+         *
+         *     Book an offer with `POST /v1/bookings` and `{ "hold_id": offer.hold_id }` (the entry's customer is used when `customer` is left out). An offer not booked by its `expires_at` expires the entry, and its places go to the next entries. If places are free when the entry is made, it is answered already `offered`.
+         *
+         *     Needs the `bookings:write` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `CreateWaitlistEntry`.
+         */
+        post: operations["createWaitlistEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/waitlist_entries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a waitlist entry
+         * @description Runs the GraphQL operation `GetWaitlistEntry`.
+         */
+        get: operations["getWaitlistEntry"];
+        put?: never;
+        post?: never;
+        /**
+         * Leave the waitlist
+         * @description Withdraws the entry; an offered entry's hold is released and its places offered to the next entries. An entry no longer `waiting` or `offered` is answered as it is: repeating the DELETE is 200.
+         *
+         *     Needs the `bookings:write` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `WithdrawWaitlistEntry`.
+         */
+        delete: operations["withdrawWaitlistEntry"];
         options?: never;
         head?: never;
         patch?: never;
@@ -586,6 +704,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook_endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the endpoint a test event
+         * @description Sends the endpoint, now, one signed example event of the kind in `event`: a body of exactly the shape a real event of that kind has (fresh example ids that name no record), plus a top-level `"test": true`, inside the signed body. Its `webhook-id` is a fresh `msg_…`.
+         *
+         *     It goes through the delivery code real events take (signature, address checks, the 10 s deadline) and is recorded as a delivery of this endpoint (`test: true` in the list), attempted once and never retried. It never enters the booking log: `GET /v1/booking_events`, subscriptions and the other endpoints never see it. Booking kinds also need the `bookings:read` scope, as an endpoint receiving them does; the endpoint must take the kind (its `events` empty or listing it).
+         *
+         *     Needs the `webhooks:manage` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `SendTestWebhook`.
+         */
+        post: operations["sendTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     bookingEvent: {
@@ -605,8 +749,29 @@ export interface webhooks {
          *     - Delivery is at least once: after a crash or a timeout the same `webhook-id` may come again, so deduplicate on it. Each endpoint gets its events in log order.
          *     - An endpoint without a successful delivery for 5 days is disabled.
          *     - Redirects are not followed. Hosts resolving to private, loopback or link-local addresses are refused at every attempt, on the address actually connected to.
+         *     - A test event (`POST /v1/webhook_endpoints/{id}/test`) has the same body plus a top-level `"test": true`; no event of the log carries `test`.
          */
         post: operations["receiveBookingEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    waitlistOffered: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A waitlist offer, delivered to your endpoint
+         * @description Sent to endpoints whose `events` include `waitlist.offered` (or are empty) when freed places are offered to one of the account's waitlist entries: `data` is the entry, its `offer.hold_id` the hold to book before `offer.expires_at`. Signed, ordered and retried exactly like booking events; the same body is in `GET /v1/booking_events` and on subscriptions.
+         */
+        post: operations["receiveWaitlistOffer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -708,13 +873,13 @@ export interface components {
             /** @example bk_3Jd9QkZp1Xc7Vb2Nm8LtRw */
             id: string;
             status: components["schemas"]["BookingStatus"];
-            /** @example svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc */
-            service_id: string;
             start_time: components["schemas"]["DateTime"];
             /** @description startTime plus the duration of the service when the slot was booked. */
             end_time: components["schemas"]["DateTime"];
             /** @description Places the booking takes in its slot. */
             party_size: number;
+            /** @example svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc */
+            service_id: string;
             customer: {
                 /** @example Ada Lovelace */
                 name: string;
@@ -725,24 +890,79 @@ export interface components {
             updated_at: components["schemas"]["DateTime"];
             cancelled_at: components["schemas"]["DateTime"] | null;
         };
-        /** @description One booking change, the same body webhooks deliver. */
+        /** @description One event of the log (a booking change, or a waitlist offer), the same body webhooks deliver. */
         BookingEvent: {
             /** @example msg_2Wq8Ls1Df6Gh0Jk4Za9Xc */
             id: string;
             /**
-             * @description booking.created, booking.updated or booking.cancelled, as in webhooks.
+             * @description booking.created, booking.updated, booking.cancelled or waitlist.offered, as in webhooks.
              * @enum {string}
              */
-            event: "booking.created" | "booking.updated" | "booking.cancelled";
+            event: "booking.created" | "booking.updated" | "booking.cancelled" | "waitlist.offered";
             created: components["schemas"]["DateTime"];
-            /** @description The booking as it was after the change. */
-            data: components["schemas"]["Booking"];
+            /** @description booking.*: the booking as it was after the change. `booking.updated` adds `previous_attributes` (the fields that changed, with their values before); `booking.cancelled` adds `cancellation` (`by`: the `key_…` id, or `operator`; `reason`: the client's, or null). waitlist.offered: the waitlist entry as offered, its `offer` holding the `hold_id` to book and its `expires_at`. */
+            data: components["schemas"]["BookingEventData"] | components["schemas"]["WaitlistOfferData"];
+        };
+        BookingEventData: {
+            /** @example bk_3Jd9QkZp1Xc7Vb2Nm8LtRw */
+            id: string;
+            status: components["schemas"]["BookingStatus"];
+            start_time: components["schemas"]["DateTime"];
+            /** @description startTime plus the duration of the service when the slot was booked. */
+            end_time: components["schemas"]["DateTime"];
+            /** @description Places the booking takes in its slot. */
+            party_size: number;
+            /** @example svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc */
+            service_id: string;
+            customer: {
+                /** @example Ada Lovelace */
+                name: string;
+                /** @example ada@example.com */
+                email: string;
+            };
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+            cancelled_at: components["schemas"]["DateTime"] | null;
+            /** @description booking.updated only: the fields that changed, with their values before the change. */
+            previous_attributes?: {
+                /** @example bk_3Jd9QkZp1Xc7Vb2Nm8LtRw */
+                id?: string;
+                status?: components["schemas"]["BookingStatus"];
+                start_time?: components["schemas"]["DateTime"];
+                /** @description startTime plus the duration of the service when the slot was booked. */
+                end_time?: components["schemas"]["DateTime"];
+                /** @description Places the booking takes in its slot. */
+                party_size?: number;
+                /** @example svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc */
+                service_id?: string;
+                customer?: {
+                    /** @example Ada Lovelace */
+                    name?: string;
+                    /** @example ada@example.com */
+                    email?: string;
+                };
+                created_at?: components["schemas"]["DateTime"];
+                updated_at?: components["schemas"]["DateTime"];
+                cancelled_at?: components["schemas"]["DateTime"] | null;
+            };
+            /** @description booking.cancelled only: who cancelled and why. */
+            cancellation?: {
+                /** @description The `key_…` id of the key that cancelled, or `operator` for an admin key. */
+                by: string;
+                /** @description The reason the client sent, or null. */
+                reason: string | null;
+            };
         };
         /**
          * @description `confirmed` → `cancelled` is the only transition; `cancelled` is final.
          * @enum {string}
          */
         BookingStatus: "cancelled" | "confirmed";
+        /** @description Optional; the reason is carried by `booking.cancelled`. */
+        CancelBookingInput: {
+            /** @description Why, in at most 500 characters; booking.cancelled carries it. */
+            reason?: string;
+        };
         CreateAccountInput: {
             name: string;
         };
@@ -761,16 +981,29 @@ export interface components {
             /** @description At least one; `admin` implies every other scope. */
             scopes: ("bookings:read" | "bookings:write" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
         };
+        /** @description A slot (serviceId, startTime, partySize) and a customer; or holdId alone, whose places it takes, and the customer unless the hold is a waitlist offer. */
         CreateBookingInput: {
-            customer: {
+            /** @description Required, but with a waitlist offer's hold: its entry's customer. */
+            customer?: {
                 email: string;
                 name: string;
             };
+            /** @description A `hold_…` id of the account, instead of `service_id`, `start_time` and `party_size`: the booking takes its places; 409 `hold_expired` when it is no longer held. */
+            hold_id?: string;
             /** @description Places to take in the slot: 1 (the default) up to the capacity of the service. */
             party_size?: number;
             /** @description A `svc_…` id; an unknown one gives 422 naming `service_id`. */
-            service_id: string;
+            service_id?: string;
             /** @description A start time of the service: not in the past and at most 731 days ahead. */
+            start_time?: components["schemas"]["DateTime"];
+        };
+        CreateHoldInput: {
+            /** @description 60 to 1,800; 600 when left out. */
+            expires_in_seconds?: number;
+            /** @description Places to hold: 1 (the default) up to the capacity of the service. */
+            party_size?: number;
+            service_id: string;
+            /** @description A slot of the service that has not started. */
             start_time: components["schemas"]["DateTime"];
         };
         CreateServiceInput: {
@@ -797,11 +1030,24 @@ export interface components {
             /** @description The attraction's IANA time zone, such as America/Chicago. */
             timezone: string;
         };
+        CreateWaitlistEntryInput: {
+            customer: {
+                email: string;
+                name: string;
+            };
+            /** @description How long an offer's hold lasts: 60 to 1,800; 600 when left out. */
+            offer_expires_in_seconds?: number;
+            /** @description Places wanted: 1 (the default) up to the capacity of the service. */
+            party_size?: number;
+            service_id: string;
+            /** @description A slot of the service that has not started. */
+            start_time: components["schemas"]["DateTime"];
+        };
         CreateWebhookEndpointInput: {
             /** @description At most 500 characters. */
             description?: string;
             /** @description Kinds to deliver; left out or empty means all. */
-            events?: ("booking.created" | "booking.updated" | "booking.cancelled" | "api_key.usage_alert")[];
+            events?: ("booking.created" | "booking.updated" | "booking.cancelled" | "waitlist.offered" | "api_key.usage_alert")[];
             /** @description `https` (or `http`), without credentials, at most 2,048 characters. A host that resolves to a private, loopback or link-local address gives 422 (unless the server runs with `WEBHOOK_ALLOW_PRIVATE=1`). */
             url: string;
         };
@@ -834,6 +1080,23 @@ export interface components {
             code: string;
             message: string;
         };
+        Hold: {
+            id: string;
+            service_id: string;
+            start_time: components["schemas"]["DateTime"];
+            end_time: components["schemas"]["DateTime"];
+            party_size: number;
+            expires_at: components["schemas"]["DateTime"];
+            status: components["schemas"]["HoldStatus"];
+            /** @description The booking made with it, once CONVERTED. */
+            booking_id: string | null;
+            created_at: components["schemas"]["DateTime"];
+        };
+        /**
+         * @description HELD until expiresAt, then EXPIRED; RELEASED by its holder; CONVERTED into a booking.
+         * @enum {string}
+         */
+        HoldStatus: "converted" | "expired" | "held" | "released";
         /**
          * @description Requests per minute: free 100, pro 1,000, business 10,000, enterprise 10,000 (and HMAC signing).
          * @enum {string}
@@ -850,10 +1113,17 @@ export interface components {
              * @description Stable snake_case error code.
              * @enum {string}
              */
-            code: "booking_cancelled" | "delivery_pending" | "idempotency_key_in_use" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_json" | "invalid_parameter" | "invalid_request" | "invalid_signature" | "ip_not_allowed" | "key_revoked" | "method_not_allowed" | "not_acceptable" | "not_found" | "origin_not_allowed" | "payload_too_large" | "query_too_complex" | "rate_limited" | "replayed_request" | "service_unavailable" | "signature_expired" | "slot_full" | "too_many_endpoints" | "too_many_subscriptions" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
+            code: "booking_cancelled" | "delivery_pending" | "hold_expired" | "idempotency_key_in_use" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_json" | "invalid_parameter" | "invalid_request" | "invalid_signature" | "ip_not_allowed" | "key_revoked" | "method_not_allowed" | "not_acceptable" | "not_found" | "origin_not_allowed" | "payload_too_large" | "precondition_failed" | "query_too_complex" | "rate_limited" | "replayed_request" | "service_unavailable" | "signature_expired" | "slot_full" | "too_many_alert_rules" | "too_many_endpoints" | "too_many_holds" | "too_many_subscriptions" | "too_many_waitlist_entries" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
             /** @description The `X-Request-Id` of the request. */
             request_id: string;
             errors?: components["schemas"]["FieldError"][];
+        };
+        SendTestWebhookInput: {
+            /**
+             * @description The kind of event to send; `booking.created` when left out (or when there is no body).
+             * @enum {string}
+             */
+            event?: "booking.created" | "booking.updated" | "booking.cancelled" | "waitlist.offered" | "api_key.usage_alert";
         };
         Service: {
             /** @example svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc */
@@ -862,7 +1132,7 @@ export interface components {
             name: string;
             attraction_id: string;
             duration_minutes: number;
-            /** @description Places (party sizes of confirmed bookings) per slot. */
+            /** @description Places (party sizes of confirmed bookings and unexpired holds) per slot. */
             capacity: number;
             /** @description The attraction's IANA time zone; opening hours and season are in its local time. */
             timezone: string;
@@ -919,7 +1189,7 @@ export interface components {
             description?: string;
             /** @description `true` also clears the failure streak that disabled the endpoint. */
             enabled?: boolean;
-            events?: ("booking.created" | "booking.updated" | "booking.cancelled" | "api_key.usage_alert")[];
+            events?: ("booking.created" | "booking.updated" | "booking.cancelled" | "waitlist.offered" | "api_key.usage_alert")[];
             /** @description Checked as on creation. */
             url?: string;
         };
@@ -970,7 +1240,7 @@ export interface components {
                 /** @description Response body bytes. */
                 bytes: number;
             }[];
-            /** @description Totals per route, busiest first. */
+            /** @description Totals per route, busiest first: at most 200, the quietest summed as "other". */
             routes: {
                 /**
                  * @description A REST route template (`GET /v1/bookings/:id`), `graphql:<operationName>` (`graphql:anonymous` without a name), or `unmatched`.
@@ -986,13 +1256,58 @@ export interface components {
                 bytes: number;
             }[];
         };
+        WaitlistEntry: {
+            id: string;
+            service_id: string;
+            start_time: components["schemas"]["DateTime"];
+            party_size: number;
+            customer: {
+                /** @example Ada Lovelace */
+                name: string;
+                /** @example ada@example.com */
+                email: string;
+            };
+            status: components["schemas"]["WaitlistStatus"];
+            /** @description The last offer made to the entry; null before the first. */
+            offer: {
+                hold_id: string;
+                expires_at: components["schemas"]["DateTime"];
+            } | null;
+            created_at: components["schemas"]["DateTime"];
+        };
+        WaitlistOfferData: {
+            id: string;
+            service_id: string;
+            start_time: components["schemas"]["DateTime"];
+            party_size: number;
+            customer: {
+                /** @example Ada Lovelace */
+                name: string;
+                /** @example ada@example.com */
+                email: string;
+            };
+            status: components["schemas"]["WaitlistStatus"];
+            /** @description The last offer made to the entry; null before the first. */
+            offer: {
+                hold_id: string;
+                expires_at: components["schemas"]["DateTime"];
+            } | null;
+            created_at: components["schemas"]["DateTime"];
+        };
+        /**
+         * @description WAITING in line; OFFERED a hold; BOOKED with it; EXPIRED (the offer lapsed, or the slot started); WITHDRAWN by its holder.
+         * @enum {string}
+         */
+        WaitlistStatus: "booked" | "expired" | "offered" | "waiting" | "withdrawn";
         WebhookDelivery: {
             /** @example whd_1Pz6Nw4Kc8Xq2Vb0Lm7RtY */
             id: string;
             /** @description The msg_… id: the webhook-id header of every attempt. */
             event_id: string;
             /** @enum {string} */
-            event: "booking.created" | "booking.updated" | "booking.cancelled" | "api_key.usage_alert";
+            event: "booking.created" | "booking.updated" | "booking.cancelled" | "waitlist.offered" | "api_key.usage_alert";
+            /** @description `true` for a test event sent by `POST /v1/webhook_endpoints/{id}/test`; its body carries `"test": true`. */
+            test: boolean;
             status: components["schemas"]["WebhookDeliveryStatus"];
             attempt_count: number;
             /** @description When `pending`: the next attempt. */
@@ -1021,7 +1336,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description The kinds delivered; empty means all. */
-            events: ("booking.created" | "booking.updated" | "booking.cancelled" | "api_key.usage_alert")[];
+            events: ("booking.created" | "booking.updated" | "booking.cancelled" | "waitlist.offered" | "api_key.usage_alert")[];
             /** @description `false` after 5 days of failed deliveries (or when set so); `PATCH {"enabled": true}` re-enables it. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint. */
@@ -1036,7 +1351,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description The kinds delivered; empty means all. */
-            events: ("booking.created" | "booking.updated" | "booking.cancelled" | "api_key.usage_alert")[];
+            events: ("booking.created" | "booking.updated" | "booking.cancelled" | "waitlist.offered" | "api_key.usage_alert")[];
             /** @description `false` after 5 days of failed deliveries (or when set so); `PATCH {"enabled": true}` re-enables it. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint. */
@@ -1896,6 +2211,10 @@ export interface operations {
                 status?: components["schemas"]["BookingStatus"];
                 /** @description Only this service's bookings. */
                 service_id?: string;
+                /** @description Only bookings whose `updated_at` is at or after this UTC time; orders the list by `updated_at`, then id. */
+                updated_since?: components["schemas"]["DateTime"];
+                /** @description Only bookings whose `created_at` is at or after this UTC time. */
+                created_since?: components["schemas"]["DateTime"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page. */
@@ -2006,7 +2325,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slot_full`: the slot has fewer places left than `party_size`. `idempotency_key_in_use`: in the rare case that an earlier request with the key vanished mid-way. */
+            /** @description `slot_full`: the slot has fewer places left than `party_size`. `hold_expired`: the `hold_id` names a hold that expired, was released or was booked already. `idempotency_key_in_use`: in the rare case that an earlier request with the key vanished mid-way. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2082,14 +2401,26 @@ export interface operations {
     cancelBooking: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` a GET of the booking answered (or `*`, any): if the booking changed since, 412 `precondition_failed` and nothing changes. Compared strongly: a weak tag never matches. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description A `bk_…` id of the caller's account; any other gives 404. */
                 id: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The customer called: plans changed."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CancelBookingInput"];
+            };
+        };
         responses: {
             /** @description The booking, now `cancelled`. */
             200: {
@@ -2115,6 +2446,18 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            /** @description `precondition_failed`: the booking changed since the ETag sent in `If-Match`. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2122,7 +2465,10 @@ export interface operations {
     updateBooking: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` a GET of the booking answered (or `*`, any): if the booking changed since, 412 `precondition_failed` and nothing changes. Compared strongly: a weak tag never matches. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description A `bk_…` id of the caller's account; any other gives 404. */
                 id: string;
@@ -2174,9 +2520,175 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `precondition_failed`: the booking changed since the ETag sent in `If-Match`. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "service_id": "svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc",
+                 *       "start_time": "2027-10-31T19:00:00Z",
+                 *       "party_size": 2,
+                 *       "expires_in_seconds": 300
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateHoldInput"];
+            };
+        };
+        responses: {
+            /** @description The hold, `held`, with `expires_at`. */
+            201: {
+                headers: {
+                    /** @description The new record's URL, `/v1/holds/{id}`. */
+                    Location?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Hold"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slot_full`: the slot has fewer places left than `party_size`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `too_many_holds`: the account has 1,000 holds held already (its waitlist offers included). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getHold: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A `hold_…` id of the caller's account; any other gives 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hold. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Hold"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    releaseHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `hold_…` id of the caller's account; any other gives 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hold, `released` (or as it was). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Hold"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2372,7 +2884,7 @@ export interface operations {
                             /** @description startTime plus the duration of the service. */
                             end_time: components["schemas"]["DateTime"];
                             capacity: number;
-                            /** @description capacity minus the places (party sizes) of confirmed bookings. */
+                            /** @description capacity minus the places (party sizes) of confirmed bookings and of holds not expired. */
                             remaining: number;
                         }[];
                     };
@@ -2441,6 +2953,217 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWaitlistEntries: {
+        parameters: {
+            query?: {
+                /** @description Only this service's entries. */
+                service_id?: string;
+                /** @description Only entries in this status, as it reads now (an offer past its `expires_at` is `expired`). */
+                status?: components["schemas"]["WaitlistStatus"];
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WaitlistEntry"][];
+                        /** @description Another page follows. */
+                        has_more: boolean;
+                        /** @description The `cursor` of the next page; null on the last. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWaitlistEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "service_id": "svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc",
+                 *       "start_time": "2027-10-31T19:00:00Z",
+                 *       "party_size": 4,
+                 *       "customer": {
+                 *         "name": "Ada Lovelace",
+                 *         "email": "ada@example.com"
+                 *       },
+                 *       "offer_expires_in_seconds": 900
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWaitlistEntryInput"];
+            };
+        };
+        responses: {
+            /** @description The entry: `waiting`, or `offered` with its `offer`. */
+            201: {
+                headers: {
+                    /** @description The new record's URL, `/v1/waitlist_entries/{id}`. */
+                    Location?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `too_many_waitlist_entries`: the account has 1,000 entries waiting or offered already. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWaitlistEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags received earlier; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A `wle_…` id of the caller's account; any other gives 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistEntry"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    withdrawWaitlistEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `wle_…` id of the caller's account; any other gives 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry, `withdrawn` (or as it was). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistEntry"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2862,7 +3585,96 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    sendTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `we_…` id of the caller's account; any other (or a deleted one) gives 404. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "booking.cancelled"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendTestWebhookInput"];
+            };
+        };
+        responses: {
+            /** @description The delivery, `succeeded` or `failed`, with its one attempt (the receiver's status, or why none came). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `webhooks:manage`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     receiveBookingEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `msg_…` id, the same on every retry and redelivery; receivers deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was signed, in whole seconds since the Unix epoch. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks). For 24 h after a rotation there are two, separated by a space: one with the new secret and one with the old, so a receiver verifies with either. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BookingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx ends the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything other than 2xx (including 3xx and 4xx) is retried on the schedule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveWaitlistOffer: {
         parameters: {
             query?: never;
             header: {
@@ -2925,7 +3737,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Anything other than 2xx is retried on the schedule. */
+            /** @description Anything other than 2xx (including 3xx and 4xx) is retried on the schedule. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -36,6 +36,14 @@ function loadWidgetToken(prisma: PrismaClient, tokenId: string, beforeLookup: Be
   });
 }
 
+const bearerPattern = /^Bearer ([^\s]+)$/i;
+
+/** The key id an Authorization header presents, when it is a well-formed API key; nothing is looked up or checked. */
+export function presentedKeyId(authorization: string | undefined): string | undefined {
+  const presented = authorization && bearerPattern.exec(authorization.trim())?.[1];
+  return presented ? parseApiKey(presented)?.keyId : undefined;
+}
+
 /**
  * Resolves an Authorization header to the calling credential. No header gives null (the caller
  * decides whether anonymous access is allowed); anything malformed, unknown, revoked or expired is 401.
@@ -48,7 +56,7 @@ export async function authenticate(
   beforeLookup: BeforeLookup = async () => undefined,
 ): Promise<Credential | null> {
   if (authorization === undefined || authorization === '') return null;
-  const match = /^Bearer ([^\s]+)$/i.exec(authorization.trim());
+  const match = bearerPattern.exec(authorization.trim());
   if (!match) throw unauthenticated('Authorization must be "Bearer <KEY_ID>.<SECRET>".');
   const presented = match[1]!;
 
@@ -77,4 +85,18 @@ export async function authenticate(
       requireSignature: record.requireSignature,
     },
   };
+}
+
+/**
+ * Whether the credential behind an already verified `principal` is still valid: not revoked or
+ * expired and, for a key, not rotated to another secret. From the credential cache, so a revocation
+ * made elsewhere shows within its time to live (here at once).
+ */
+export async function credentialStillValid(prisma: PrismaClient, principal: Principal, now: Date): Promise<boolean> {
+  if (principal.kind === 'widget_token') {
+    const token = await loadWidgetToken(prisma, principal.tokenId, async () => undefined);
+    return token !== null && token.revokedAt === null;
+  }
+  const record = (await loadApiKey(prisma, principal.keyId, async () => undefined))?.record;
+  return !!record && record.revokedAt === null && (record.expiresAt === null || record.expiresAt > now) && record.secretHash === principal.secretHash;
 }

@@ -1,8 +1,8 @@
-import { Redis } from 'ioredis';
-import { ConfigurationError } from '../config.js';
+import { ConfigurationError, deadlineDefaults } from '../config.js';
 import type { AppServices } from '../graphql/context.js';
 import { AppError } from '../shared/errors.js';
-import { authenticate, type Credential } from './authenticate.js';
+import { connectRedis, redisHealth, untilReady } from '../shared/redis.js';
+import { authenticate, presentedKeyId, type Credential } from './authenticate.js';
 import { corsGrantHeaders, preflightHeaders, requestOriginOf, type RequestOrigin } from './cors.js';
 import { wasRecentlyFound } from './credential-cache.js';
 import { createClientAddressResolver, isInRanges, parseRange, type AddressRange } from './network.js';
@@ -32,7 +32,8 @@ export interface AccessGate {
   /**
    * Decides whether a request may proceed, in this order: credential (401), origin (403
    * origin_not_allowed), client address (403 ip_not_allowed), signature (401), rate limit (429).
-   * A client address with too many failed authentications this minute gets 429 instead of a credential lookup.
+   * A client address with too many failed authentications this minute gets 429 instead of a credential
+   * lookup, and a key id with too many from that address gets 429 whatever its secret.
    * Throws AppError when not; the error carries the headers its response needs.
    */
   admit(request: GateRequest): Promise<Admission>;
@@ -40,12 +41,18 @@ export interface AccessGate {
   meter(admission: Admission): Promise<void>;
   /** Response headers for a CORS preflight; null when the request is not one. */
   preflight(headers: GateRequest['headers']): Record<string, string> | null;
+  /** Whether the Redis that shares counters and nonces answers within `deadlineMs`. */
+  redisHealth(deadlineMs: number): Promise<'ok' | 'degraded' | 'not_configured'>;
+  /** Waits at most `deadlineMs` for that Redis to be connected; false when it was not (counting is then per instance until it is). */
+  untilRedisReady(deadlineMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
 export interface AccessGateOptions {
   /** Shares rate-limit counters and seen signatures between instances. */
   redisUrl?: string | undefined;
+  /** How long a request waits for a Redis command before it counts in memory (rate limits) or is refused 503 (signed requests). */
+  redisCommandTimeoutMs?: number;
   /** Comma-separated CIDRs of proxies whose X-Forwarded-For is believed. */
   trustedProxies?: string;
   /** Told of every request refused for its rate limit, with the credential's plan (for metrics). */
@@ -77,7 +84,7 @@ function withHeaders(error: unknown, headers: Record<string, string>): unknown {
 
 export function createAccessGate(services: AppServices, options: AccessGateOptions = {}): AccessGate {
   const clientAddress = createClientAddressResolver(parseTrustedProxies(options.trustedProxies ?? ''));
-  const redis = options.redisUrl ? new Redis(options.redisUrl, { maxRetriesPerRequest: 2 }) : undefined;
+  const redis = options.redisUrl ? connectRedis(options.redisUrl, { commandTimeoutMs: options.redisCommandTimeoutMs ?? deadlineDefaults.REDIS_COMMAND_TIMEOUT_MS }) : undefined;
   redis?.on('error', (error: Error) => services.logger.warn({ err: error }, 'access gate: Redis error'));
   const rateLimiter = createRateLimiter(redis);
   const replayGuard = redis ? createRedisReplayGuard(redis) : createMemoryReplayGuard();
@@ -114,22 +121,34 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
   }
 
   /**
-   * Failed authentications count per client address. Past the limit, a credential that would need a
-   * database lookup is refused before it, unless it is one this process found lately (so a flood of
-   * made-up credentials costs no database work, and good keys from the same address still work).
+   * Failed authentications count per client address, and per address and key id. Past the address's
+   * limit, a credential that would need a database lookup is refused before it, unless it is one this
+   * process found lately (so a flood of made-up credentials costs no database work, and good keys
+   * from the same address still work). Past the limit of one key id from an address, that key is
+   * refused whatever secret comes with it: the refusal is decided beside the secret's check, not after
+   * it, so the answer never tells a right guess from a wrong one.
    */
   async function authenticateFrom(address: string, authorization: string | undefined, now: Date): Promise<Credential | null> {
     const failures = `failed-authentications@${address}`;
-    try {
-      return await authenticate(services.prisma, services.secrets, authorization, now, async (id) => {
+    const keyId = presentedKeyId(authorization);
+    const keyFailures = keyId === undefined ? undefined : `${failures}/${keyId}`;
+    const [outcome, keyRefusal] = await Promise.all([
+      authenticate(services.prisma, services.secrets, authorization, now, async (id) => {
         if (wasRecentlyFound(id)) return;
         const refusal = await rateLimiter.refusal(failures, failedAuthenticationsPerMinute, now);
         if (refusal) throw refusal;
-      });
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'unauthenticated') await rateLimiter.take(failures, failedAuthenticationsPerMinute, now);
-      throw error;
+      }).then(
+        (credential) => ({ credential }),
+        (error: unknown) => ({ error }),
+      ),
+      keyFailures === undefined ? null : rateLimiter.refusal(keyFailures, failedAuthenticationsPerMinute, now),
+    ]);
+    if (keyRefusal) throw keyRefusal;
+    if ('credential' in outcome) return outcome.credential;
+    if (outcome.error instanceof AppError && outcome.error.code === 'unauthenticated') {
+      await Promise.all([failures, keyFailures].map((subject) => subject && rateLimiter.take(subject, failedAuthenticationsPerMinute, now)));
     }
+    throw outcome.error;
   }
 
   async function admitCredential(request: GateRequest, origin: RequestOrigin, credential: Credential, address: string, now: Date): Promise<Admission> {
@@ -170,6 +189,8 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
       if (principal) await rateLimitStatus(principal, address, services.clock());
     },
     preflight: preflightHeaders,
+    redisHealth: async (deadlineMs) => (redis ? redisHealth(redis, deadlineMs) : 'not_configured'),
+    untilRedisReady: async (deadlineMs) => (redis ? untilReady(redis, deadlineMs) : true),
     async close() {
       await redis?.quit().catch(() => redis.disconnect());
     },

@@ -77,6 +77,7 @@ export function principalForKey(record: ApiKey): Principal {
     plan: record.plan,
     promo: record.promo,
     expiresAt: record.expiresAt,
+    secretHash: record.secretHash,
   };
 }
 

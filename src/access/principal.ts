@@ -20,6 +20,8 @@ export type Principal =
       promo: boolean;
       /** When the key stops working; its open connections end then too. */
       expiresAt: Date | null;
+      /** The stored hash of the secret it was verified with: once the key is rotated, what was opened with the old secret ends. */
+      secretHash: string;
     }
   | {
       kind: 'widget_token';

@@ -74,7 +74,9 @@ function overLimit(limit: number, now: Date): AppError {
 /**
  * Counting is rate-limiter-flexible's atomic consume: an in-process counter, or a Redis Lua
  * increment shared by every instance when Redis is given (with an in-process insurance limiter
- * should Redis fail, so an outage degrades to per-instance limits instead of errors).
+ * should Redis fail, so an outage degrades to per-instance limits instead of errors). A Redis that
+ * does not answer fails at the connection's command deadline (src/shared/redis.ts), which hands
+ * the count to the insurance limiter too.
  */
 export function createRateLimiter(redis: Redis | undefined): RateLimiter {
   const limiters = new Map<number, RateLimiterAbstract>();
@@ -84,7 +86,8 @@ export function createRateLimiter(redis: Redis | undefined): RateLimiter {
     if (!limiter) {
       const options = { points, duration: windowMs / 1000, keyPrefix: 'hallowgate:rate' };
       const memory = new RateLimiterMemory(options);
-      limiter = redis ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: memory }) : memory;
+      // While Redis is not connected, straight to memory: no wait for a command that cannot be sent.
+      limiter = redis ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: memory, rejectIfRedisNotReady: true }) : memory;
       limiters.set(points, limiter);
     }
     return limiter;

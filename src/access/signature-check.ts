@@ -29,8 +29,9 @@ export function createMemoryReplayGuard(): ReplayGuard {
 }
 
 /**
- * Across instances through Redis. Without Redis a signature's single use cannot be vouched for, so
- * signed requests fail closed (503) until it is back; unsigned traffic is unaffected.
+ * Across instances through Redis. Without Redis (down, or silent past the connection's command
+ * deadline) a signature's single use cannot be vouched for, so signed requests fail closed (503)
+ * until it is back; unsigned traffic is unaffected.
  */
 export function createRedisReplayGuard(redis: Redis): ReplayGuard {
   return {

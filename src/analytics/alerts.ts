@@ -7,6 +7,7 @@ import { AppError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { UsageAlertBus } from '../events/bus.js';
 import type { FlushedBucket } from './recorder.js';
+import type { WebhookEventType } from '../events/kinds.js';
 
 const minuteMs = 60_000;
 const dayMs = 86_400_000;
@@ -30,6 +31,24 @@ export const alertRuleInput = z
   });
 
 export type AlertRuleInput = z.infer<typeof alertRuleInput>;
+
+/** Rules one key may have: each is checked on every flush of the key's usage and fires on its own. */
+export const maxAlertRulesPerKey = 25;
+
+/**
+ * Adds a rule to `apiKeyId`, refused with too_many_alert_rules once the key has maxAlertRulesPerKey.
+ * `query` is the caller's selection (Pothos passes it for the fields asked for).
+ */
+export function createAlertRule(prisma: PrismaClient, apiKeyId: string, input: AlertRuleInput, query: Pick<Prisma.AlertRuleCreateArgs, 'select' | 'include'>): Promise<AlertRule> {
+  return prisma.$transaction(async (tx) => {
+    // The key row's lock makes concurrent creations take turns, so two cannot both take the last place.
+    await tx.$queryRaw`SELECT id FROM api_keys WHERE id = ${apiKeyId} FOR UPDATE`;
+    if ((await tx.alertRule.count({ where: { apiKeyId } })) >= maxAlertRulesPerKey) {
+      throw new AppError('too_many_alert_rules', `A key has at most ${maxAlertRulesPerKey} alert rules; delete one before creating another.`);
+    }
+    return tx.alertRule.create({ ...query, data: { id: newId('alertRule'), apiKeyId, ...input } });
+  });
+}
 
 export function parseAlertRuleInput(raw: unknown): AlertRuleInput {
   const result = alertRuleInput.safeParse(raw);
@@ -69,7 +88,27 @@ async function measure(prisma: PrismaClient, rule: RuleWithKey, window: { start:
   }
 }
 
-/** The `api_key.usage_alert` webhook: the envelope of booking events, the alert as `data`. */
+/** The `api_key.usage_alert` webhook body: the envelope of booking events, the alert as `data`. */
+export function usageAlertPayload(messageId: string, alert: UsageAlert, windowMinutes: number) {
+  return {
+    id: messageId,
+    event: 'api_key.usage_alert',
+    created: iso(alert.createdAt),
+    data: {
+      id: alert.id,
+      api_key_id: alert.apiKeyId,
+      rule_id: alert.ruleId,
+      metric: alert.metric,
+      threshold: alert.threshold,
+      window_minutes: alert.metric === 'error_rate' ? windowMinutes : null,
+      value: alert.value,
+      window_start: iso(alert.windowStart),
+      window_end: iso(alert.windowEnd),
+      created_at: iso(alert.createdAt),
+    },
+  } satisfies { event: WebhookEventType } & Prisma.InputJsonObject;
+}
+
 async function usageAlertMessage(tx: Prisma.TransactionClient, alert: UsageAlert, windowMinutes: number): Promise<WebhookMessage> {
   // msg_ like a booking event's id: every webhook-id an endpoint sees has one form.
   const messageId = newId('bookingEvent');
@@ -79,23 +118,7 @@ async function usageAlertMessage(tx: Prisma.TransactionClient, alert: UsageAlert
     type: 'api_key.usage_alert',
     seq: await nextMessagePosition(tx),
     createdAt: alert.createdAt,
-    payload: {
-      id: messageId,
-      event: 'api_key.usage_alert',
-      created: iso(alert.createdAt),
-      data: {
-        id: alert.id,
-        api_key_id: alert.apiKeyId,
-        rule_id: alert.ruleId,
-        metric: alert.metric,
-        threshold: alert.threshold,
-        window_minutes: alert.metric === 'error_rate' ? windowMinutes : null,
-        value: alert.value,
-        window_start: iso(alert.windowStart),
-        window_end: iso(alert.windowEnd),
-        created_at: iso(alert.createdAt),
-      },
-    },
+    payload: usageAlertPayload(messageId, alert, windowMinutes),
   };
 }
 

@@ -2,12 +2,11 @@
 import type { UsageAlert } from '../generated/prisma/client.js';
 import { AlertMetric } from '../generated/prisma/enums.js';
 import type { Context } from '../graphql/context.js';
-import { builder } from '../graphql/builder.js';
+import { builder, listOfAtMost } from '../graphql/builder.js';
 import { upperCaseEnum } from '../graphql/enums.js';
 import { insufficientScope } from '../access/principal.js';
 import { AppError } from '../shared/errors.js';
-import { parseAlertRuleInput } from './alerts.js';
-import { newId } from '../shared/ids.js';
+import { createAlertRule, maxAlertRulesPerKey, parseAlertRuleInput } from './alerts.js';
 import { Viewer } from '../access/graphql-types.js';
 
 const AlertMetricEnum = upperCaseEnum(
@@ -56,6 +55,7 @@ builder.objectFields(Viewer, (t) => ({
     type: [AlertRuleRef],
     authScopes: analyticsScope,
     description: 'The calling key’s alert rules, oldest first.',
+    complexity: listOfAtMost<unknown>(maxAlertRulesPerKey),
     resolve: (query, _principal, _args, context) => context.prisma.alertRule.findMany({ ...query, where: { apiKeyId: callingKeyId(context) }, orderBy: { createdAt: 'asc' } }),
   }),
   usageAlerts: t.prismaField({
@@ -63,6 +63,7 @@ builder.objectFields(Viewer, (t) => ({
     authScopes: analyticsScope,
     description: 'Alerts fired for the calling key, newest first.',
     args: { first: t.arg.int({ defaultValue: 50, description: '1 to 100.' }) },
+    complexity: listOfAtMost<{ first?: number | null }>(100, (args) => args.first ?? 50),
     resolve: (query, _principal, args, context) => {
       const first = args.first ?? 50;
       if (first < 1 || first > 100)
@@ -84,14 +85,11 @@ builder.mutationFields((t) => ({
   createAlertRule: t.prismaField({
     type: AlertRuleRef,
     authScopes: analyticsScope,
-    description: 'Adds an alert rule to the calling key.',
+    description: `Adds an alert rule to the calling key. A key has at most ${maxAlertRulesPerKey} rules; the next is refused with too_many_alert_rules.`,
     args: { input: t.arg({ type: AlertRuleInput, required: true }) },
     resolve: (query, _root, args, context) => {
       const input = parseAlertRuleInput({ ...args.input, windowMinutes: args.input.windowMinutes ?? undefined });
-      return context.prisma.alertRule.create({
-        ...query,
-        data: { id: newId('alertRule'), apiKeyId: callingKeyId(context), ...input },
-      });
+      return createAlertRule(context.prisma, callingKeyId(context), input, query);
     },
   }),
   deleteAlertRule: t.prismaField({

@@ -1,10 +1,10 @@
 // GraphQL of the analytics domain: a key's usage on Viewer, and any key's usage for operators.
 import type { ArgBuilder } from '@pothos/core';
-import { builder, type BuilderTypes } from '../graphql/builder.js';
+import { builder, listOfAtMost, type BuilderTypes } from '../graphql/builder.js';
 import { insufficientScope } from '../access/principal.js';
 import { AppError } from '../shared/errors.js';
 import './graphql-alerts.js';
-import { granularities, usageReport, type Granularity, type RouteUsage, type UsageReport, type UsageTotals } from './usage.js';
+import { granularities, maxPoints, maxReportedRoutes, otherRoutes, usageReport, type Granularity, type RouteUsage, type UsageReport, type UsageTotals } from './usage.js';
 import { Viewer } from '../access/graphql-types.js';
 
 const GranularityEnum = builder.enumType('UsageGranularity', {
@@ -41,8 +41,18 @@ const UsageRef = builder.objectRef<UsageReport>('Usage').implement({
     from: t.expose('from', { type: 'DateTime' }),
     to: t.expose('to', { type: 'DateTime' }),
     granularity: t.field({ type: GranularityEnum, resolve: (report) => report.granularity }),
-    buckets: t.field({ type: [UsageBucketRef], description: 'Every period of the range, oldest first, empty ones included.', resolve: (report) => report.buckets }),
-    routes: t.field({ type: [RouteUsageRef], description: 'Totals per route, busiest first.', resolve: (report) => report.routes }),
+    buckets: t.field({
+      type: [UsageBucketRef],
+      description: 'Every period of the range, oldest first, empty ones included.',
+      complexity: listOfAtMost(maxPoints),
+      resolve: (report) => report.buckets,
+    }),
+    routes: t.field({
+      type: [RouteUsageRef],
+      description: `Totals per route, busiest first: at most ${maxReportedRoutes}, the quietest summed as "${otherRoutes}".`,
+      complexity: listOfAtMost(maxReportedRoutes),
+      resolve: (report) => report.routes,
+    }),
   }),
 });
 

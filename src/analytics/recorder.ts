@@ -2,6 +2,9 @@ import type { Logger } from 'pino';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { Clock } from '../shared/clock.js';
 
+/** Route of every GraphQL request that ran no named operation (refused, anonymous, or named over the length). */
+export const otherGraphQLRoute = 'graphql:other';
+
 /** One finished request (or WebSocket operation) of an API key. */
 export interface UsageEntry {
   apiKeyId: string;
@@ -44,6 +47,13 @@ export interface RecorderOptions {
 
 const minuteMs = 60_000;
 
+/**
+ * Distinct GraphQL operations one key is counted under per minute on one instance; its further
+ * operations that minute are counted as `graphql:other`. Operation names are the client's choice, so
+ * without a cap one key could write any number of usage rows; a real client has far fewer operations.
+ */
+export const maxOperationRoutesPerKeyMinute = 100;
+
 const statusClasses = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
 
 export function statusClassOf(status: number): string {
@@ -80,6 +90,24 @@ export function createUsageRecorder(options: RecorderOptions): UsageRecorder {
   let pending = new Map<string, FlushedBucket>();
   let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
+  /** The minute whose operation routes are being counted, and those routes by key. */
+  let routesMinute = 0;
+  let operationRoutes = new Map<string, Set<string>>();
+
+  /** `route`, or `graphql:other` for an operation beyond the key's cap this minute. */
+  function boundedRoute(apiKeyId: string, minute: number, route: string): string {
+    if (!route.startsWith('graphql:') || route === otherGraphQLRoute) return route;
+    if (minute !== routesMinute) {
+      routesMinute = minute;
+      operationRoutes = new Map();
+    }
+    let seen = operationRoutes.get(apiKeyId);
+    if (!seen) operationRoutes.set(apiKeyId, (seen = new Set()));
+    if (seen.has(route)) return route;
+    if (seen.size >= maxOperationRoutesPerKeyMinute) return otherGraphQLRoute;
+    seen.add(route);
+    return route;
+  }
 
   /** Adds into the pending bucket of (key, minute, route, status class); a new object only for a new bucket. */
   function add(apiKeyId: string, minute: number, route: string, statusClass: string, totals: Pick<FlushedBucket, 'requests' | 'totalLatencyMs' | 'bytes'>) {
@@ -121,7 +149,8 @@ export function createUsageRecorder(options: RecorderOptions): UsageRecorder {
   return {
     record(entry) {
       const now = clock().getTime();
-      add(entry.apiKeyId, now - (now % minuteMs), entry.route, statusClassOf(entry.status), {
+      const minute = now - (now % minuteMs);
+      add(entry.apiKeyId, minute, boundedRoute(entry.apiKeyId, minute, entry.route), statusClassOf(entry.status), {
         requests: 1,
         totalLatencyMs: Math.round(entry.latencyMs),
         bytes: entry.bytes,

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { UsageRecorder } from './recorder.js';
+import { otherGraphQLRoute, type UsageRecorder } from './recorder.js';
 
 /** Records an API key's request when its response has been sent. `routeOf` is read then, once the route is known. */
 export function trackResponse(recorder: UsageRecorder, response: ServerResponse, apiKeyId: string, routeOf: () => string, startedAt: number): void {
@@ -20,9 +20,6 @@ export function trackResponse(recorder: UsageRecorder, response: ServerResponse,
 /** Longest operation name that becomes its own route; labels and usage rows stay small whatever clients send. */
 const maxOperationNameLength = 64;
 const graphqlName = /^[_A-Za-z][_0-9A-Za-z]*$/;
-
-/** Route of every GraphQL request that ran no named operation (refused, anonymous, or named over the length). */
-export const otherGraphQLRoute = 'graphql:other';
 
 /** `graphql:<name>` for the name of an operation that was executed; `graphql:other` for anything else. */
 export function graphqlRouteOf(operationName: string | null | undefined): string {

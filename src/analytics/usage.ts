@@ -9,6 +9,15 @@ const stepMs: Record<Granularity, number> = { MINUTE: 60_000, HOUR: 3_600_000, D
 /** More points than a chart can show is a mistake in the range or the granularity. */
 export const maxPoints = 1500;
 
+/**
+ * Routes a report lists, busiest first; the rest are summed into one `other` entry. Operation names
+ * are the client's choice, so a long range could otherwise list one entry for every name ever sent.
+ */
+export const maxReportedRoutes = 200;
+
+/** The entry that sums the routes past maxReportedRoutes. */
+export const otherRoutes = 'other';
+
 export interface UsageTotals {
   requests: number;
   errors: number;
@@ -48,6 +57,14 @@ function addRow(totals: UsageTotals, row: GroupedRow) {
   if (isError(row.statusClass)) totals.errors += requests;
   totals.totalLatencyMs += row._sum.totalLatencyMs ?? 0;
   totals.bytes += Number(row._sum.bytes ?? 0n);
+}
+
+function addTotals<T extends UsageTotals>(sum: T, totals: UsageTotals): T {
+  sum.requests += totals.requests;
+  sum.errors += totals.errors;
+  sum.totalLatencyMs += totals.totalLatencyMs;
+  sum.bytes += totals.bytes;
+  return sum;
 }
 
 function invalidRange(field: 'from' | 'to' | 'granularity', message: string): AppError {
@@ -93,12 +110,9 @@ export async function usageReport(prisma: PrismaClient, apiKeyId: string, range:
     if (!totals) routes.set(row.route, (totals = { route: row.route, ...emptyTotals() }));
     addRow(totals, row);
   }
-  return {
-    apiKeyId,
-    from,
-    to,
-    granularity,
-    buckets,
-    routes: [...routes.values()].sort((a, b) => b.requests - a.requests || a.route.localeCompare(b.route)),
-  };
+  const busiestFirst = [...routes.values()].sort((a, b) => b.requests - a.requests || a.route.localeCompare(b.route));
+  const rest = busiestFirst.splice(maxReportedRoutes - 1);
+  if (rest.length === 1) busiestFirst.push(rest[0]!);
+  else if (rest.length > 1) busiestFirst.push(rest.reduce((sum, route) => addTotals(sum, route), { route: otherRoutes, ...emptyTotals() }));
+  return { apiKeyId, from, to, granularity, buckets, routes: busiestFirst };
 }

@@ -1,27 +1,35 @@
 import { Kind, type OperationDefinitionNode } from 'graphql';
 import type { Booking } from '../generated/prisma/client.js';
-import { builder, nodeScope } from '../graphql/builder.js';
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import { resolveCursorConnection } from '@pothos/plugin-relay';
+import { pageSizes } from '../graphql/argument-checks.js';
+import { builder, listOfAtMost, nodeScope } from '../graphql/builder.js';
 import { upperCaseEnum } from '../graphql/enums.js';
 import { AppError } from '../shared/errors.js';
-import { answersKeptUnder } from '../graphql/kept-answers.js';
-import { availabilityOf, servicesDataVersion, type AvailableSlot } from './availability.js';
-import { createService, updateService } from './operators.js';
+import { inputRules } from '../graphql/input-coercion.js';
+import { cachedUnderDataVersion } from '../response-cache/graphql-data-versions.js';
+import { availabilityOf, executionOf, maxAvailabilityDays, maxAvailableSlots, servicesDataVersion, type AvailableSlot } from './availability.js';
+import { createService, maxOpeningHours, newServiceInput, updateService } from './operators.js';
+import { beyondBookingListCursor, bookingListCursor, bookingListOrder, bookingListOrderBy } from './list.js';
+import { maxSlotsPerDay } from './schedule.js';
+import { cancelBookingSchema, createBookingSchema, updateBookingSchema } from './validation.js';
 import type { OpeningHours } from './schedule.js';
-import { accountLogPositionCompanion, bookingsDataVersion, bookingsLastChanged, cancelBooking, createBooking, findOwnBooking, updateBooking } from './service.js';
+import { bookingVersion, cancelBooking, createBooking, updateBooking } from './changes.js';
+import { accountLogPositionPiggyback, bookingsDataVersion, bookingsLastChanged, findOwnBooking } from './service.js';
 
 /** Whether the operation asks for a root field by name (fragments at the root are not looked into). */
 const asksForRootField = (operation: OperationDefinitionNode, name: string) =>
   operation.selectionSet.selections.some((selection) => selection.kind === Kind.FIELD && selection.name.value === name);
 
 /** Root fields over the account's bookings: answers are kept until the account's bookings change. */
-const bookingsRootField = { authScopes: { scope: 'bookings:read' }, extensions: answersKeptUnder(bookingsDataVersion) } as const;
+const bookingsRootField = { authScopes: { scope: 'bookings:read' }, extensions: cachedUnderDataVersion(bookingsDataVersion) } as const;
 
 /** Root fields over services: answers are kept until a service, the places of its slots or the minute change. */
-const servicesRootField = { authScopes: { authenticated: true }, extensions: answersKeptUnder(servicesDataVersion) } as const;
+const servicesRootField = { authScopes: { authenticated: true }, extensions: cachedUnderDataVersion(servicesDataVersion) } as const;
 
 const BookingStatus = upperCaseEnum('BookingStatus', ['confirmed', 'cancelled'], 'CONFIRMED → CANCELLED is the only transition; CANCELLED is final.');
 
-const Customer = builder.objectRef<{ name: string; email: string }>('Customer').implement({
+export const Customer = builder.objectRef<{ name: string; email: string }>('Customer').implement({
   fields: (t) => ({
     name: t.exposeString('name'),
     email: t.exposeString('email'),
@@ -38,12 +46,12 @@ export const OpeningHoursRef = builder.objectRef<OpeningHours>('OpeningHours').i
 });
 
 const AvailableSlotRef = builder.objectRef<AvailableSlot>('AvailableSlot').implement({
-  description: 'A slot that has not started, with the places confirmed bookings left in it.',
+  description: 'A slot that has not started, with the places confirmed bookings and unexpired holds left in it.',
   fields: (t) => ({
     startTime: t.expose('startTime', { type: 'DateTime' }),
     endTime: t.expose('endTime', { type: 'DateTime', description: 'startTime plus the duration of the service.' }),
     capacity: t.exposeInt('capacity'),
-    remaining: t.exposeInt('remaining', { description: 'capacity minus the places (party sizes) of confirmed bookings.' }),
+    remaining: t.exposeInt('remaining', { description: 'capacity minus the places (party sizes) of confirmed bookings and of holds not expired.' }),
   }),
 });
 
@@ -56,18 +64,26 @@ builder.prismaNode('Service', {
     name: t.exposeString('name'),
     attractionId: t.exposeID('attractionId'),
     durationMinutes: t.exposeInt('durationMinutes'),
-    capacity: t.exposeInt('capacity', { description: 'Places (party sizes of confirmed bookings) per slot.' }),
+    capacity: t.exposeInt('capacity', { description: 'Places (party sizes of confirmed bookings and unexpired holds) per slot.' }),
     timezone: t.exposeString('timezone', { description: "The attraction's IANA time zone; opening hours and season are in its local time." }),
     slotMinutes: t.exposeInt('slotMinutes', { description: 'Minutes between two slot starts.' }),
     seasonStart: t.expose('seasonStart', { type: 'Date', description: 'First day of the season, local, inclusive.' }),
     seasonEnd: t.expose('seasonEnd', { type: 'Date', description: 'Last day of the season, local, inclusive.' }),
-    openingHours: t.field({ type: [OpeningHoursRef], resolve: (service) => service.openingHours as unknown as OpeningHours[] }),
+    openingHours: t.field({
+      type: [OpeningHoursRef],
+      complexity: listOfAtMost(maxOpeningHours),
+      resolve: (service) => service.openingHours as unknown as OpeningHours[],
+    }),
     availability: t.field({
       type: [AvailableSlotRef],
       authScopes: { scope: 'bookings:read' },
       description: 'The slots starting on the local days startDate … endDate (at most 31) that have not started, oldest first.',
       args: { startDate: t.arg({ type: 'Date', required: true }), endDate: t.arg({ type: 'Date', required: true }) },
-      resolve: (service, args, context) => availabilityOf(context, service, args.startDate, args.endDate),
+      // Weighed by the slots the range can hold, its work and its answer, before anything runs.
+      complexity: listOfAtMost(maxAvailabilityDays * maxSlotsPerDay, maxAvailableSlots),
+      // Places of every account and the clock: responses that include it are cached under the services data version too.
+      extensions: cachedUnderDataVersion(servicesDataVersion),
+      resolve: (service, args, context, info) => availabilityOf(context, executionOf(context, info), service, args.startDate, args.endDate),
     }),
   }),
 });
@@ -87,7 +103,9 @@ export const BookingRef = builder.prismaNode('Booking', {
     serviceId: t.exposeID('serviceId'),
     // A booking that no query loaded (a mutation's answer, or the stored first answer an idempotent
     // replay gives) is answered from its own fields: loading them again would show it as it is now.
+    // A service changes with its operator's writes, not the account's bookings: responses through it are cached under its data version too.
     service: t.relation('service', {
+      extensions: cachedUnderDataVersion(servicesDataVersion),
       resolve: (query, booking, _args, context) => context.prisma.service.findUniqueOrThrow({ ...query, where: { id: booking.serviceId } }),
     }),
     customer: t.field({
@@ -97,42 +115,76 @@ export const BookingRef = builder.prismaNode('Booking', {
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     cancelledAt: t.expose('cancelledAt', { type: 'DateTime', nullable: true }),
+    version: t.string({
+      description:
+        'Changes whenever any other field does: the opaque value of the ETag GET /v1/bookings/{id} answers. Send it as `version` to updateBooking or cancelBooking to change the booking only if nobody changed it since.',
+      select: {
+        id: true,
+        status: true,
+        startTime: true,
+        endTime: true,
+        partySize: true,
+        serviceId: true,
+        customerName: true,
+        customerEmail: true,
+        createdAt: true,
+        updatedAt: true,
+        cancelledAt: true,
+      },
+      resolve: (booking) => bookingVersion(booking as Booking),
+    }),
   }),
 });
 
 builder.queryFields((t) => ({
-  bookings: t.prismaConnection({
-    type: 'Booking',
-    cursor: 'id',
+  bookings: t.connection({
+    type: BookingRef,
     ...bookingsRootField,
-    description: "The account's bookings whose start_time falls on the given UTC days (both inclusive), by start time.",
+    description:
+      "The account's bookings whose start_time falls on the given UTC days (both inclusive), by start time; with updatedSince, by updatedAt (then id), to re-sync what changed since. A cursor pages in the order it was made in.",
     args: {
       startDate: t.arg({ type: 'Date' }),
       endDate: t.arg({ type: 'Date' }),
       status: t.arg({ type: BookingStatus }),
       serviceId: t.arg.id(),
+      updatedSince: t.arg({ type: 'DateTime', description: 'Only bookings changed (updatedAt) at or after this time; orders the list by updatedAt, then id.' }),
+      createdSince: t.arg({ type: 'DateTime', description: 'Only bookings created at or after this time.' }),
     },
-    resolve: (query, _root, args, context, info) => {
+    resolve: (_root, args, context, info) => {
       if (args.startDate && args.endDate && args.startDate > args.endDate) {
         throw new AppError('invalid_parameter', 'startDate must not be after endDate.', {
           fieldErrors: [{ field: 'startDate', code: 'after_end_date', message: 'startDate must not be after endDate.' }],
         });
       }
       const endExclusive = args.endDate ? new Date(args.endDate.getTime() + 86_400_000) : undefined;
-      return context.services.directReads.findMany(
-        context.prisma.booking,
-        'Booking',
-        {
-          ...query,
-          where: {
-            accountId: context.principal!.accountId,
-            startTime: { ...(args.startDate ? { gte: args.startDate } : {}), ...(endExclusive ? { lt: endExclusive } : {}) },
-            ...(args.status ? { status: args.status } : {}),
-            ...(args.serviceId ? { serviceId: String(args.serviceId) } : {}),
-          },
-          orderBy: [{ startTime: 'asc' }, { id: 'asc' }],
-        },
-        asksForRootField(info.operation, 'bookingsLastModified') ? accountLogPositionCompanion(context) : undefined,
+      const order = bookingListOrder(args.updatedSince);
+      return resolveCursorConnection<Promise<Booking[]>>(
+        { args, toCursor: (booking: Booking) => bookingListCursor(order, booking), defaultSize: pageSizes.default, maxSize: pageSizes.max },
+        ({ before, after, limit, inverted }): Promise<Booking[]> =>
+          context.services.directReads.findMany(
+            context.prisma.booking,
+            'Booking',
+            {
+              ...queryFromInfo({ context, info, path: ['edges', 'node'], typeName: 'Booking' }),
+              where: {
+                accountId: context.principal!.accountId,
+                startTime: { ...(args.startDate ? { gte: args.startDate } : {}), ...(endExclusive ? { lt: endExclusive } : {}) },
+                ...(args.status ? { status: args.status } : {}),
+                ...(args.serviceId ? { serviceId: String(args.serviceId) } : {}),
+                ...(args.updatedSince ? { updatedAt: { gte: args.updatedSince } } : {}),
+                ...(args.createdSince ? { createdAt: { gte: args.createdSince } } : {}),
+                // One AND for both cursors: two spreads of it would keep only the second's.
+                ...(after || before
+                  ? {
+                      AND: [...(after ? [beyondBookingListCursor(after, 'after', order, false)] : []), ...(before ? [beyondBookingListCursor(before, 'before', order, true)] : [])],
+                    }
+                  : {}),
+              },
+              orderBy: bookingListOrderBy(order, inverted),
+              take: limit,
+            },
+            asksForRootField(info.operation, 'bookingsLastModified') ? accountLogPositionPiggyback(context) : undefined,
+          ),
       );
     },
   }),
@@ -181,7 +233,7 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const CustomerInput = builder.inputType('CustomerInput', {
+export const CustomerInput = builder.inputType('CustomerInput', {
   fields: (t) => ({
     name: t.string({ required: true }),
     email: t.string({ required: true }),
@@ -197,15 +249,19 @@ const CustomerChangeInput = builder.inputType('CustomerChangeInput', {
 });
 
 const CreateBookingInput = builder.inputType('CreateBookingInput', {
+  extensions: inputRules((context) => createBookingSchema(context.services.clock())),
+  description: 'A slot (serviceId, startTime, partySize) and a customer; or holdId alone, whose places it takes, and the customer unless the hold is a waitlist offer.',
   fields: (t) => ({
-    serviceId: t.id({ required: true }),
-    startTime: t.field({ type: 'DateTime', required: true, description: 'A slot of the service that has not started (Service.availability lists them).' }),
+    holdId: t.id({ description: 'A hold of the account: the booking takes its slot and places with no new capacity check; hold_expired when it is no longer held.' }),
+    serviceId: t.id({ description: 'Required without holdId.' }),
+    startTime: t.field({ type: 'DateTime', description: 'A slot of the service that has not started (Service.availability lists them); required without holdId.' }),
     partySize: t.int({ description: 'Places to take in the slot: 1 (the default) up to the capacity of the service.' }),
-    customer: t.field({ type: CustomerInput, required: true }),
+    customer: t.field({ type: CustomerInput, description: "Required, but with a waitlist offer's hold: its entry's customer." }),
   }),
 });
 
 const UpdateBookingInput = builder.inputType('UpdateBookingInput', {
+  extensions: inputRules((context) => updateBookingSchema(context.services.clock())),
   description: 'At least one field; those left out stay.',
   fields: (t) => ({
     serviceId: t.id(),
@@ -214,6 +270,18 @@ const UpdateBookingInput = builder.inputType('UpdateBookingInput', {
     customer: t.field({ type: CustomerChangeInput }),
   }),
 });
+
+const CancelBookingInput = builder.inputType('CancelBookingInput', {
+  extensions: inputRules(() => cancelBookingSchema),
+  fields: (t) => ({
+    reason: t.string({ description: 'Why, in at most 500 characters; booking.cancelled carries it.' }),
+  }),
+});
+
+/** The `version` argument of the booking writes: the same condition as REST's If-Match. */
+const versionArgument = {
+  description: "The booking's version as last read: if the booking changed since, nothing changes and the answer is the error precondition_failed. `*` matches any version.",
+};
 
 const OpeningHoursInput = builder.inputType('OpeningHoursInput', {
   description: "Weekly opening hours in the service's time zone.",
@@ -225,6 +293,7 @@ const OpeningHoursInput = builder.inputType('OpeningHoursInput', {
 });
 
 const CreateServiceInput = builder.inputType('CreateServiceInput', {
+  extensions: inputRules(() => newServiceInput),
   fields: (t) => ({
     attractionId: t.id({ required: true }),
     name: t.string({ required: true }),
@@ -291,13 +360,13 @@ builder.mutationFields((t) => ({
   updateBooking: t.field({
     type: BookingRef,
     authScopes: { scope: 'bookings:write' },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateBookingInput, required: true }) },
-    resolve: (_root, args, context) => updateBooking(context, String(args.id), args.input),
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateBookingInput, required: true }), version: t.arg.string(versionArgument) },
+    resolve: (_root, args, context) => updateBooking(context, String(args.id), args.input, args.version ?? null),
   }),
   cancelBooking: t.field({
     type: BookingRef,
     authScopes: { scope: 'bookings:write' },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, context) => cancelBooking(context, String(args.id)),
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: CancelBookingInput }), version: t.arg.string(versionArgument) },
+    resolve: (_root, args, context) => cancelBooking(context, String(args.id), args.input ?? {}, args.version ?? null),
   }),
 }));

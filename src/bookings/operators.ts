@@ -3,7 +3,7 @@ import { Prisma, type PrismaClient, type Service } from '../generated/prisma/cli
 import { notFound, validationFailed, type FieldError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { parseInput } from '../shared/validation.js';
-import { isTimeZone, localTimeMinutes, openingMinutes, type OpeningHours } from './schedule.js';
+import { isTimeZone, localTimeMinutes, minSlotMinutes, openingMinutes, wallClockStarts, type OpeningHours } from './schedule.js';
 
 /**
  * Operator rules for services and their schedules: one place, used by the GraphQL mutations (and
@@ -27,19 +27,23 @@ const opening = z
     params: { code: 'invalid' },
   });
 
+/** Openings one service may have. */
+export const maxOpeningHours = 100;
+
 const fields = {
   attractionId: z.string().regex(/^at_[A-Za-z0-9]{1,64}$/, 'attractionId must be an at_… id.'),
   name: z.string().trim().min(1, 'name must not be empty.').max(200, 'name is at most 200 characters.'),
   durationMinutes: z.number().int().min(1, 'durationMinutes is at least 1.').max(1440, 'durationMinutes is at most 1440 (a day).'),
   capacity: z.number().int().min(1, 'capacity is at least 1.').max(100_000, 'capacity is at most 100,000.'),
   timezone: z.string().refine(isTimeZone, { message: 'timezone must be an IANA time zone name such as America/Chicago.', params: { code: 'unknown_time_zone' } }),
-  slotMinutes: z.number().int().min(5, 'slotMinutes is at least 5.').max(1440, 'slotMinutes is at most 1440 (a day).'),
+  slotMinutes: z.number().int().min(minSlotMinutes, `slotMinutes is at least ${minSlotMinutes}.`).max(1440, 'slotMinutes is at most 1440 (a day).'),
   seasonStart: z.date(),
   seasonEnd: z.date(),
-  openingHours: z.array(opening).max(100, 'openingHours has at most 100 openings.'),
+  openingHours: z.array(opening).max(maxOpeningHours, `openingHours has at most ${maxOpeningHours} openings.`),
 };
 
-const newServiceInput = z.object(fields);
+/** The rules of a new service's fields (CreateServiceInput's, so one answer names type and rule errors together). */
+export const newServiceInput = z.object(fields);
 
 const serviceChange = z
   .object({
@@ -88,8 +92,22 @@ function checkSchedule(service: ServiceFields, given: Partial<ServiceFields>): v
       });
     }
   });
+  // Openings that overlap at an offset would start slots closer together than any slotMinutes may:
+  // what bounds the slots of a day, and so the cost of availability (src/bookings/schedule.ts).
+  for (const [weekday, starts] of wallClockStarts(service.openingHours, service.slotMinutes, service.durationMinutes)) {
+    const close = starts.findIndex((start, index) => index > 0 && start - starts[index - 1]! < minSlotMinutes);
+    if (close === -1) continue;
+    errors.push({
+      field: 'openingHours',
+      code: 'slots_too_close',
+      message: `On weekday ${weekday} the openings start slots at ${clockTime(starts[close - 1]!)} and ${clockTime(starts[close]!)}: slots of one day start at least ${minSlotMinutes} minutes apart.`,
+    });
+    break;
+  }
   if (errors.length) throw validationFailed(errors);
 }
+
+const clockTime = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
 async function requireAttraction(tx: Prisma.TransactionClient, attractionId: string): Promise<void> {
   const attraction = await tx.attraction.findUnique({ where: { id: attractionId }, select: { id: true } });

@@ -40,6 +40,15 @@ const minuteMs = 60_000;
 const dayMs = 86_400_000;
 const minutesPerDay = 1440;
 
+/** The least time between two slot starts of one day: slotMinutes, and the starts of a day's openings together (the services' rules). */
+export const minSlotMinutes = 5;
+
+/**
+ * The most slots a local day can hold: a start every minSlotMinutes of its wall clock, and again
+ * each start in the hour or two a clock going back repeats. What one day of availability can return.
+ */
+export const maxSlotsPerDay = minutesPerDay / minSlotMinutes + 120 / minSlotMinutes;
+
 /** `HH:MM` (00:00–23:59) as minutes after midnight; null for anything else, such as `25:00` or `7:00`. */
 export function localTimeMinutes(text: string): number | null {
   const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(text);
@@ -174,16 +183,38 @@ function ordered(slots: GridSlot[]): GridSlot[] {
   return slots.filter((slot, index) => index === 0 || slot.start !== slots[index - 1]!.start);
 }
 
-/** Every slot starting on the local days `from` … `to` (`YYYY-MM-DD`, inclusive), oldest first. */
-export function slotsBetween(schedule: Schedule, from: string, to: string): Slot[] {
+/** The grid of the local days `from` … `to` (`YYYY-MM-DD`, inclusive), one day of openings per step; its slots, oldest first, at the end. */
+function* slotGrid(schedule: Schedule, from: string, to: string): Generator<void, Slot[]> {
   const season = seasonOf(schedule);
   const first = dayNumber(from);
   const last = dayNumber(to);
   if (!season || first === null || last === null) return [];
   const grid: GridSlot[] = [];
   // An opening of the day before may run past midnight into the first day.
-  for (let day = Math.max(first - 1, season.start); day <= Math.min(last, season.end); day++) slotsOpeningOn(schedule, day, season, grid);
+  for (let day = Math.max(first - 1, season.start); day <= Math.min(last, season.end); day++) {
+    slotsOpeningOn(schedule, day, season, grid);
+    yield;
+  }
   return ordered(grid.filter((slot) => slot.startDay >= first && slot.startDay <= last)).map((slot) => ({ start: new Date(slot.start), end: new Date(slot.end) }));
+}
+
+/** Every slot starting on the local days `from` … `to` (`YYYY-MM-DD`, inclusive), oldest first. */
+export function slotsBetween(schedule: Schedule, from: string, to: string): Slot[] {
+  const steps = slotGrid(schedule, from, to);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** slotsBetween with `pause` awaited after each day's openings, so a long range lets other work run between days (or is stopped). */
+export async function slotsBetweenInSteps(schedule: Schedule, from: string, to: string, pause: () => Promise<void>): Promise<Slot[]> {
+  const steps = slotGrid(schedule, from, to);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await pause();
+  }
 }
 
 /** Whether `instant` is exactly the start of a slot (to the millisecond). */
@@ -204,4 +235,25 @@ export function openingMinutes(opening: OpeningHours): number | null {
   const closes = localTimeMinutes(opening.closes);
   if (opens === null || closes === null) return null;
   return closes > opens ? closes - opens : closes + minutesPerDay - opens;
+}
+
+/**
+ * The wall-clock starts (minutes after midnight) of the slots each ISO weekday's openings give,
+ * those of an opening past midnight on the next weekday, sorted: what minSlotMinutes holds apart.
+ */
+export function wallClockStarts(openingHours: readonly OpeningHours[], slotMinutes: number, durationMinutes: number): Map<number, number[]> {
+  const starts = new Map<number, Set<number>>();
+  for (const opening of openingHours) {
+    const opens = localTimeMinutes(opening.opens);
+    let closes = localTimeMinutes(opening.closes);
+    if (opens === null || closes === null || slotMinutes < 1) continue;
+    if (closes <= opens) closes += minutesPerDay;
+    for (let minutes = opens; minutes + durationMinutes <= closes; minutes += slotMinutes) {
+      const weekday = ((opening.weekday - 1 + Math.floor(minutes / minutesPerDay)) % 7) + 1;
+      let day = starts.get(weekday);
+      if (!day) starts.set(weekday, (day = new Set()));
+      day.add(minutes % minutesPerDay);
+    }
+  }
+  return new Map([...starts].map(([weekday, minutes]) => [weekday, [...minutes].sort((a, b) => a - b)]));
 }

@@ -1,6 +1,7 @@
+import { webhookEventTypes, type WebhookEventType } from '../events/kinds.js';
 import type { HttpMethod } from '../rest/route.js';
 
-/** One operator call, in the terms of the /v1/admin REST routes. */
+/** One call of a REST route: an operator's (/v1/admin) or, for trigger, an account's. */
 export interface AdminRequest {
   method: HttpMethod;
   /** A route path template, e.g. /v1/admin/api_keys/:id */
@@ -35,9 +36,21 @@ Commands:
   services update <svc_…> [any option of services create; --hours replaces every opening]
   services list [--attraction <at_…>]
 
-Where the command runs:
+Testing webhooks (through a running server, with an API key of the account):
+  trigger <event> --endpoint <we_…>   sends the endpoint a signed test event ("test": true) of a kind:
+                                      booking.created, booking.updated, booking.cancelled, api_key.usage_alert
+  listen --forward-to <url> [--events <booking.created,…>] [--after <msg_…>]
+                                      forwards the account's booking events to a local URL, signed with
+                                      the secret it prints; resumes where it stopped (.data/listen-<acct_…>.json)
+  --server <url>                      the server (or HALLOWGATE_URL; http://localhost:4000 by default)
+  --api-key <KEY_ID>.<SECRET>         the account's key (or HALLOWGATE_API_KEY): webhooks:manage for
+                                      trigger, bookings:read for booking events
+
+Where the operator commands run:
   --server <url> --admin-key <KEY_ID>.<SECRET>   through a running server's /v1/admin routes
-                                                 (or HALLOWGATE_URL and ADMIN_API_KEY)
+                                                 (or HALLOWGATE_URL and ADMIN_API_KEY); the key
+                                                 is the ADMIN_API_KEY the server was started with
+  --timeout <seconds>                            how long the server may take to answer (default 30)
   otherwise                                      directly against DATABASE_URL=postgres://…
 
 Scopes: bookings:read, bookings:write, webhooks:manage, directory:read, analytics:read, admin.
@@ -50,6 +63,7 @@ Output is the JSON the REST route answers. Keys and signing secrets are shown on
 export const optionSpec = {
   server: { type: 'string' },
   'admin-key': { type: 'string' },
+  timeout: { type: 'string' },
   name: { type: 'string' },
   account: { type: 'string' },
   plan: { type: 'string' },
@@ -67,10 +81,15 @@ export const optionSpec = {
   'season-start': { type: 'string' },
   'season-end': { type: 'string' },
   hours: { type: 'string', multiple: true },
+  endpoint: { type: 'string' },
+  'api-key': { type: 'string' },
+  'forward-to': { type: 'string' },
+  events: { type: 'string' },
+  after: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-function list(value: Options[string]): string[] | undefined {
+export function list(value: Options[string]): string[] | undefined {
   return typeof value === 'string'
     ? value
         .split(',')
@@ -145,6 +164,23 @@ function idArgument(positionals: string[], what: string): Record<string, string>
 function accountFilter(options: Options): Record<string, string> {
   const account = text(options['account']);
   return account ? { account_id: account } : {};
+}
+
+/** The kinds `--events` and `trigger` take, checked here so a typo is named before anything is sent. */
+export function eventKinds(given: string[], allowed: readonly string[], where: string): WebhookEventType[] {
+  const unknown = given.filter((kind) => !allowed.includes(kind));
+  if (unknown.length > 0) throw new UsageError(`${where} takes ${allowed.join(', ')}; not ${unknown.join(', ')}.`);
+  return given as WebhookEventType[];
+}
+
+/** `trigger booking.cancelled --endpoint we_…` as the REST request that sends the test event. */
+export function triggerRequestFor(positionals: string[], options: Options): AdminRequest {
+  const [, event, extra] = positionals;
+  if (!event || extra !== undefined) throw new UsageError(`Give one event kind: hallowgate trigger <${webhookEventTypes.join('|')}> --endpoint <we_…>`);
+  const endpoint = text(options['endpoint']);
+  if (!endpoint) throw new UsageError('Give the endpoint to send it to: --endpoint <we_…> (GET /v1/webhook_endpoints lists them).');
+  eventKinds([event], webhookEventTypes, 'trigger');
+  return { method: 'POST', route: '/v1/webhook_endpoints/:id/test', params: { id: endpoint }, body: { event } };
 }
 
 /** Turns `keys create --plan pro …` into the admin REST request it stands for. */

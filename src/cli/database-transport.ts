@@ -12,8 +12,6 @@ import { restRoutes } from '../rest/table.js';
 import { createMetrics } from '../server/metrics.js';
 import { createSubscriptionQuota } from '../server/subscription-quota.js';
 import { createGraphQLServer } from '../server/yoga.js';
-import { KeptGraphQLAnswers } from '../graphql/kept-answers.js';
-import { schema } from '../graphql/schema.js';
 import { problemFor } from '../server/problem.js';
 import { systemClock } from '../shared/clock.js';
 import { createSecretBox, type SecretBox } from '../shared/secrets.js';
@@ -36,27 +34,33 @@ export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transpo
     await database.close();
     throw error;
   }
-  // With REDIS_URL, revocations reach the running servers, which then end the credential's open connections.
+  // With REDIS_URL, revocations reach the running servers at once; without it, their own check of the database ends the credential's open connections.
   const announcements = createAnnouncements({ redisUrl: config.REDIS_URL, closeGraceMs: 2_000 });
+  const logger = pino({ level: 'silent' });
+  const openConnections = trackOpenConnections({
+    revokedCredentials: announcements.revokedCredentials,
+    prisma: database.prisma,
+    readRows: database.readRows,
+    clock: systemClock,
+    logger,
+  });
   const services: AppServices = {
     prisma: database.prisma,
     readRows: database.readRows,
     directReads: database.directReads,
-    logger: pino({ level: 'silent' }),
+    logger,
     clock: systemClock,
     bookingEventBus: announcements.bookingEvents,
-    revokedCredentials: announcements.revokedCredentials,
+    revokedCredentials: openConnections.revokedCredentials,
     config,
     secrets,
   };
 
-  const logger = services.logger;
-  const openConnections = trackOpenConnections({ revokedCredentials: announcements.revokedCredentials, clock: systemClock, logger });
   const subscriptionQuota = createSubscriptionQuota({ redisUrl: undefined, logger });
   // The server's own GraphQL pipeline, so a command passes every check a REST call would.
-  const keptAnswers = new KeptGraphQLAnswers(schema, 1_000_000, () => undefined);
-  const yoga = createGraphQLServer(services, createMetrics({ pendingDeliveries: async () => 0 }), openConnections, subscriptionQuota, keptAnswers);
-  const router = createRestRouter(restRoutes, () => undefined);
+  // No response cache: commands run REST operations once each, which it would never find again.
+  const yoga = createGraphQLServer(services, createMetrics({ pendingDeliveries: async () => 0 }), openConnections, subscriptionQuota, undefined);
+  const router = createRestRouter(restRoutes, undefined);
   const operator = { kind: 'api_key', keyId: 'cli', accountId: operatorAccountId, scopes: ['admin'], plan: 'enterprise', promo: false, expiresAt: null } as const;
 
   return {

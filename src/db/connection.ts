@@ -5,16 +5,19 @@ import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
+import { deadlineDefaults, type Config } from '../config.js';
+import { fastPaths } from '../fast-paths.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { ConfigError } from './config-error.js';
-import { createDirectReads, type DirectReads } from './direct-reads.js';
+import { prismaReads, type DirectReads } from './root-reads.js';
+import { createSqlReads } from './sql-reads/reads.js';
 import { lockEmbeddedDatabase } from './embedded-lock.js';
 
 export { ConfigError };
 
-export type DatabaseConfig = { kind: 'pglite'; dataDir: string | undefined; loadDataDir?: Blob } | { kind: 'postgres'; url: string };
+import type { DatabaseConfig } from './database-url.js';
 
-export const defaultDataDir = './.data/pglite';
+export { defaultDataDir, parseDatabaseUrl, type DatabaseConfig } from './database-url.js';
 
 /** A read sent as a prepared statement: `name` identifies `text` on every connection (unnamed: parsed each time). */
 export interface PreparedRead {
@@ -26,22 +29,6 @@ export interface PreparedRead {
 }
 
 export type ReadRows = <Row>(read: PreparedRead) => Promise<Row[]>;
-
-/** DATABASE_URL: unset → embedded PGlite on disk, `pglite:memory`, or a PostgreSQL URL. */
-export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
-  if (raw === undefined || raw === '') return { kind: 'pglite', dataDir: defaultDataDir };
-  if (raw === 'pglite:memory') return { kind: 'pglite', dataDir: undefined };
-  if (/^postgres(ql)?:\/\//.test(raw)) {
-    try {
-      const url = new URL(raw);
-      if (!url.hostname) throw new Error('no host');
-    } catch {
-      throw new ConfigError(`DATABASE_URL is not a valid PostgreSQL URL: "${raw}"`);
-    }
-    return { kind: 'postgres', url: raw };
-  }
-  throw new ConfigError(`DATABASE_URL must be unset, "pglite:memory" or a postgres:// URL; got "${raw}"`);
-}
 
 export interface Database {
   config: DatabaseConfig;
@@ -55,11 +42,18 @@ export interface Database {
    * prepared statement on PostgreSQL: Prisma's work per query costs more than such a lookup.
    */
   readRows: ReadRows;
-  /** Prisma's reads of the GraphQL root fields, run through readRows where they translate (src/db/direct-reads.ts). */
+  /**
+   * Prisma's reads of the GraphQL root fields, run through readRows where they translate
+   * (src/db/sql-reads/); Prisma's client itself when the direct-reads fast path is off.
+   */
   directReads: DirectReads;
   /** The embedded database was new and made from the seeded starter (OpenOptions.starter). */
   fromStarter: boolean;
   close(): Promise<void>;
+}
+
+function rootReads(prisma: PrismaClient, readRows: ReadRows): DirectReads {
+  return fastPaths['direct-reads'] ? createSqlReads(prisma, readRows) : prismaReads;
 }
 
 function describeTarget(url: string): string {
@@ -74,6 +68,8 @@ function describeTarget(url: string): string {
  */
 export interface OpenOptions {
   poolSize?: number;
+  /** PostgreSQL's deadlines (deadlineDefaults unless given); a statement deadline of 0 sets none (migrations). */
+  deadlines?: DatabaseDeadlines;
   /** Called with every SQL statement Prisma sends (tests count statements with it). */
   onQuery?: (sql: string) => void;
   /** What this process is, named to whoever finds the embedded database in use (e.g. "hallowgate server"). */
@@ -82,11 +78,40 @@ export interface OpenOptions {
   starter?: () => Promise<Blob | undefined>;
 }
 
-function createClient(adapter: SqlDriverAdapterFactory, onQuery: OpenOptions['onQuery']): PrismaClient {
-  if (!onQuery) return new PrismaClient({ adapter });
-  const client = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+export type DatabaseDeadlines = Pick<Config, 'DATABASE_CONNECT_TIMEOUT_MS' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_TRANSACTION_TIMEOUT_MS'>;
+
+/** How long after the statement deadline the client stops waiting for a server that did not even cancel the statement (a hung server). */
+const unansweredGraceMs = 1000;
+
+type TransactionOptions = { maxWait: number; timeout: number };
+
+function createClient(adapter: SqlDriverAdapterFactory, onQuery: OpenOptions['onQuery'], transactionOptions?: TransactionOptions): PrismaClient {
+  const options = { adapter, ...(transactionOptions ? { transactionOptions } : {}) };
+  if (!onQuery) return new PrismaClient(options);
+  const client = new PrismaClient({ ...options, log: [{ emit: 'event', level: 'query' }] });
   client.$on('query', (event) => onQuery(event.query));
   return client;
+}
+
+/**
+ * The pool's connections: a query that outlived the client's deadline (`query_timeout`) leaves its
+ * connection waiting for an answer that may never come, so the connection ends itself (pg destroys
+ * its socket): whoever holds it fails at once and the pool discards it instead of lending it out
+ * again. Queries the pool runs itself already are; this covers the connections Prisma holds for
+ * transactions. Given to the pool as its `Client`, the option pg-pool declares for the connections
+ * it makes.
+ */
+class ClientEndingUnansweredQueries extends pg.Client {
+  // pg's query has a dozen overloads (`never` stands for each one's result): every form is passed through as called, the promise form (Prisma's) watched.
+  override query(...args: unknown[]): never {
+    const result: unknown = Reflect.apply(super.query, this, args);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if (error instanceof Error && error.message === 'Query read timeout') void this.end().catch(() => undefined);
+      });
+    }
+    return result as never;
+  }
 }
 
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
@@ -122,7 +147,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
       pglite,
       fromStarter: loadDataDir !== undefined && loadDataDir !== config.loadDataDir,
       readRows,
-      directReads: createDirectReads(prisma, readRows),
+      directReads: rootReads(prisma, readRows),
       ping: async () => {
         await pglite.query('select 1');
       },
@@ -134,10 +159,23 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     };
   }
 
-  const pool = new pg.Pool({ connectionString: config.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5000 });
+  const deadlines = options.deadlines ?? deadlineDefaults;
+  const statementMs = deadlines.DATABASE_STATEMENT_TIMEOUT_MS;
+  const pool = new pg.Pool({
+    Client: ClientEndingUnansweredQueries,
+    connectionString: config.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: deadlines.DATABASE_CONNECT_TIMEOUT_MS,
+    // The server cancels a slow statement; the client gives up on a server that does not answer at all.
+    ...(statementMs > 0 ? { statement_timeout: statementMs, query_timeout: statementMs + unansweredGraceMs } : {}),
+    idle_in_transaction_session_timeout: deadlines.DATABASE_TRANSACTION_TIMEOUT_MS,
+  });
   // An idle client losing its server (a restart) must not crash the process; the pool reconnects.
   pool.on('error', () => undefined);
-  const prisma = createClient(new PrismaPg(pool), options.onQuery);
+  const prisma = createClient(new PrismaPg(pool), options.onQuery, {
+    maxWait: deadlines.DATABASE_CONNECT_TIMEOUT_MS,
+    timeout: deadlines.DATABASE_TRANSACTION_TIMEOUT_MS,
+  });
   const readRows: ReadRows = async <Row>(read: PreparedRead) => {
     options.onQuery?.(read.text);
     return (await pool.query<Row & pg.QueryResultRow>(read)).rows;
@@ -148,7 +186,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     pglite: undefined,
     fromStarter: false,
     readRows,
-    directReads: createDirectReads(prisma, readRows),
+    directReads: rootReads(prisma, readRows),
     ping: async () => {
       try {
         await pool.query('select 1');
@@ -169,7 +207,8 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
  */
 export async function whileLocked<T>(config: DatabaseConfig, name: string, work: () => Promise<T>): Promise<T> {
   if (config.kind !== 'postgres') return work();
-  const client = new pg.Client({ connectionString: config.url });
+  // Connecting has a deadline; waiting for the lock has none: another instance may be seeding.
+  const client = new pg.Client({ connectionString: config.url, connectionTimeoutMillis: deadlineDefaults.DATABASE_CONNECT_TIMEOUT_MS });
   client.on('error', () => undefined);
   await client.connect();
   try {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from './config-error.js';
@@ -34,16 +34,33 @@ export interface EmbeddedLock {
 /** Holds this process has or is taking: it must neither take them over nor share them. */
 const heldHere = new Set<string>();
 
+/**
+ * Whether the process `pid` has ended though its parent has not reaped it yet (a zombie), read from
+ * Linux's /proc. A zombie still answers signal 0, yet will never touch the database again.
+ * Elsewhere (no /proc) it answers false, and signal 0 alone decides.
+ */
+function hasEnded(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // "<pid> (<command>) <state> …": the command may hold spaces and parentheses, the state follows the last ")".
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
+}
+
 function isRunning(holder: LockHolder): boolean {
   // Our own pid on a hold that is not ours is an earlier life of this pid (a restarted container).
   if (holder.pid === process.pid) return heldHere.has(holder.nonce);
   try {
     process.kill(holder.pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it runs, as another user.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !hasEnded(holder.pid);
 }
 
 function parseHolder(text: string): LockHolder | null {

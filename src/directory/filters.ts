@@ -1,6 +1,7 @@
-import type { Prisma } from '../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { parseIsoDate, parseUtcTimestamp } from '../graphql/scalars.js';
-import { AppError } from '../shared/errors.js';
+import { closestName } from '../shared/closest-name.js';
+import { AppError, echoed } from '../shared/errors.js';
 
 export interface DirectoryFilters {
   city?: string | null;
@@ -60,4 +61,18 @@ export function attractionWhere(filters: DirectoryFilters): Prisma.AttractionWhe
     ...(hasEventFilters ? { events: { some: eventWhere(eventFilters) } } : {}),
     ...(text ? { OR: [{ name: { contains: text, mode: 'insensitive' } }, { description: { contains: text, mode: 'insensitive' } }] } : {}),
   };
+}
+
+/**
+ * An unknown category slug is most likely a typo: 400 naming `category`, with the slug likely meant,
+ * rather than an empty list. Looked up only when the list came back empty, so answers cost nothing
+ * more. Cities are open-ended: an unknown city is simply an empty list.
+ */
+export async function refuseUnknownCategory<Row>(prisma: PrismaClient, category: string | null | undefined, rows: Row[]): Promise<Row[]> {
+  if (rows.length > 0 || !category) return rows;
+  const slugs = (await prisma.category.findMany({ select: { slug: true }, orderBy: { slug: 'asc' } })).map((known) => known.slug);
+  if (slugs.includes(category)) return rows;
+  const near = closestName(category, slugs);
+  const message = `No category has the slug "${echoed(category)}"${near ? `; did you mean ${near}?` : `. The categories are ${slugs.join(', ')}.`}`;
+  throw new AppError('invalid_parameter', message, { fieldErrors: [{ field: 'category', code: 'unknown', message }] });
 }

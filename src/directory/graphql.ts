@@ -1,8 +1,8 @@
 import type { Prisma } from '../generated/prisma/client.js';
 import { builder, nodeScope } from '../graphql/builder.js';
-import { answersKeptUnder } from '../graphql/kept-answers.js';
+import { cachedUnderDataVersion } from '../response-cache/graphql-data-versions.js';
 import { AppError } from '../shared/errors.js';
-import { attractionWhere, eventWhere } from './filters.js';
+import { attractionWhere, eventWhere, refuseUnknownCategory } from './filters.js';
 import { attractionTimelines, viewUpdatedAt } from './timeline.js';
 import { directoryDataVersion } from './version.js';
 
@@ -15,7 +15,7 @@ const directoryTypeScope = { extensions: nodeScope('directory:read') } as const;
 /** Root fields over the directory: answers are kept until the directory version changes. */
 const directoryRootField = {
   authScopes: { scope: 'directory:read' },
-  extensions: answersKeptUnder((context) => directoryDataVersion(context.services.readRows, context.services.clock())),
+  extensions: cachedUnderDataVersion((context) => directoryDataVersion(context.services.readRows, context.services.clock())),
 } as const;
 
 const money = (value: Prisma.Decimal | null) => (value === null ? null : Number(value));
@@ -172,8 +172,16 @@ builder.queryFields((t) => {
       cursor: 'id',
       ...directoryRootField,
       args: { ...filters, orderBy: t.arg({ type: [EventOrder] }) },
-      resolve: (query, _root, args, context) =>
-        context.services.directReads.findMany(context.prisma.event, 'Event', { ...query, where: eventWhere(args), orderBy: orderBy(eventSortFields, args.orderBy, 'STARTS_AT') }),
+      resolve: async (query, _root, args, context) =>
+        refuseUnknownCategory(
+          context.prisma,
+          args.category,
+          await context.services.directReads.findMany(context.prisma.event, 'Event', {
+            ...query,
+            where: eventWhere(args),
+            orderBy: orderBy(eventSortFields, args.orderBy, 'STARTS_AT'),
+          }),
+        ),
     }),
     event: t.prismaField({
       type: 'Event',
@@ -190,12 +198,16 @@ builder.queryFields((t) => {
       cursor: 'id',
       ...directoryRootField,
       args: { ...filters, orderBy: t.arg({ type: [AttractionOrder] }) },
-      resolve: (query, _root, args, context) =>
-        context.services.directReads.findMany(context.prisma.attraction, 'Attraction', {
-          ...query,
-          where: attractionWhere(args),
-          orderBy: orderBy(attractionSortFields, args.orderBy, 'NAME'),
-        }),
+      resolve: async (query, _root, args, context) =>
+        refuseUnknownCategory(
+          context.prisma,
+          args.category,
+          await context.services.directReads.findMany(context.prisma.attraction, 'Attraction', {
+            ...query,
+            where: attractionWhere(args),
+            orderBy: orderBy(attractionSortFields, args.orderBy, 'NAME'),
+          }),
+        ),
     }),
     attraction: t.prismaField({
       type: 'Attraction',

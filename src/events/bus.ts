@@ -1,7 +1,9 @@
 import { once, setMaxListeners } from 'node:events';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from 'graphql-yoga';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { settleWithin } from '../shared/deadline.js';
+import { connectRedis } from '../shared/redis.js';
 
 /** What is announced to an account after one of its booking events commits: subscribers reload the row. */
 export interface BookingEventNotice {
@@ -95,6 +97,13 @@ function newestNotices(target: NoticeTarget, topic: string): AsyncIterable<Booki
 }
 
 /**
+ * How long a notice may wait to go out. Nothing waits on it (a publisher never holds a request), so
+ * it is longer than a request's Redis deadline: long enough for a connection being made (a CLI's
+ * one revocation), short enough that an outage does not pile notices up in memory.
+ */
+const publishDeadlineMs = 2000;
+
+/**
  * In memory for one instance; through Redis pub/sub when REDIS_URL is set, so every instance hears
  * what any instance commits. One pair of Redis connections carries every channel.
  */
@@ -104,16 +113,27 @@ export function createAnnouncements(options: {
   /** How long close() lets a Redis still connecting come up and take what was published meanwhile (a CLI's one revocation). */
   closeGraceMs?: number;
 }): Announcements {
-  // During an outage commands wait for ioredis to reconnect rather than fail after 20 retries: the
-  // Redis event target never awaits them, so a rejection would crash the process. A notice lost
-  // meanwhile is made up by the next one, which makes subscribers read the log past their last event.
-  const redisClients = options.redisUrl ? [new Redis(options.redisUrl, { maxRetriesPerRequest: null }), new Redis(options.redisUrl, { maxRetriesPerRequest: null })] : [];
-  for (const client of redisClients) client.on('error', (error: Error) => options.onRedisError?.(error));
-  const [publishClient, subscribeClient] = redisClients;
+  // A notice lost to an outage is made up by the next one, which makes subscribers read the log
+  // past their last event. The subscriber's commands wait for the connection instead: ioredis
+  // subscribes again on every new one (the health probe makes one when the old goes silent).
+  const publishClient = options.redisUrl ? connectRedis(options.redisUrl, { commandTimeoutMs: publishDeadlineMs }) : undefined;
+  const subscribeClient = options.redisUrl ? connectRedis(options.redisUrl, { commandTimeoutMs: undefined }) : undefined;
+  const redisClients = publishClient && subscribeClient ? [publishClient, subscribeClient] : [];
+  const onError = (error: Error) => options.onRedisError?.(error);
+  for (const client of redisClients) client.on('error', onError);
   const localTarget = new EventTarget();
   // Every subscriber of an account listens on the same event name: thousands are normal, not a leak.
   setMaxListeners(0, localTarget);
-  const eventTarget: NoticeTarget = publishClient && subscribeClient ? createRedisEventTarget({ publishClient, subscribeClient }) : localTarget;
+  // The Redis event target never awaits a publish, a subscribe or an unsubscribe: their failures (a
+  // connection closed before Redis answered) are caught here, or they would crash the process.
+  const publisher = publishClient && { publish: (channel: string, message: string) => publishClient.publish(channel, message).catch(onError) };
+  const subscriber = subscribeClient && {
+    on: (event: 'message', listener: (channel: string, message: string) => void) => subscribeClient.on(event, listener),
+    subscribe: (channel: string) => subscribeClient.subscribe(channel).catch(onError),
+    unsubscribe: (channel: string) => subscribeClient.unsubscribe(channel).catch(onError),
+  };
+  const eventTarget: NoticeTarget =
+    publisher && subscriber ? createRedisEventTarget({ publishClient: publisher as unknown as Redis, subscribeClient: subscriber as unknown as Redis }) : localTarget;
   const pubSub = createPubSub<Channels>({ eventTarget: eventTarget as never });
   return {
     bookingEvents: {
@@ -134,8 +154,14 @@ export function createAnnouncements(options: {
       await Promise.all(
         redisClients.map(async (client) => {
           if (client.status !== 'ready' && closeGraceMs > 0) await once(client, 'ready', { signal: AbortSignal.timeout(closeGraceMs) }).catch(() => undefined);
-          // QUIT would wait for a Redis that is down; once ready, it goes out after what was published.
-          await (client.status === 'ready' ? client.quit().catch(() => client.disconnect()) : client.disconnect());
+          // QUIT would wait for a Redis that is down; once ready, it goes out after what was published,
+          // unless Redis does not answer it (a hung server) within the publish deadline.
+          if (client.status !== 'ready') return client.disconnect();
+          await settleWithin(
+            client.quit().then(() => undefined),
+            publishDeadlineMs,
+            () => client.disconnect(),
+          ).catch(() => client.disconnect());
         }),
       );
     },

@@ -1,34 +1,36 @@
 import { bookingsDataVersion } from '../bookings/service.js';
 import { builder, nodeScope } from '../graphql/builder.js';
-import { answersKeptUnder } from '../graphql/kept-answers.js';
+import { cachedUnderDataVersion, neverCached } from '../response-cache/graphql-data-versions.js';
 import type { Context } from '../graphql/context.js';
 import { AppError, echoed } from '../shared/errors.js';
-import { bookingEventTypes } from './kinds.js';
-import type { BookingEventPayload } from './log.js';
+import { logEventEnumName, logEventTypes, type LogEventType } from './kinds.js';
+import type { LogEventPayload } from './log.js';
 
 export const BookingEventTypeEnum = builder.enumType('BookingEventType', {
-  values: Object.fromEntries(bookingEventTypes.map((type) => [type.replace('booking.', '').toUpperCase(), { value: type }])) as Record<
-    'CREATED' | 'UPDATED' | 'CANCELLED',
-    { value: (typeof bookingEventTypes)[number] }
+  values: Object.fromEntries(logEventTypes.map((type) => [logEventEnumName(type), { value: type }])) as Record<
+    'CREATED' | 'UPDATED' | 'CANCELLED' | 'WAITLIST_OFFERED',
+    { value: LogEventType }
   >,
 });
 
 export const BookingEventRef = builder.prismaNode('BookingEvent', {
   id: { field: 'id' },
-  description: 'One booking change from the durable log; the same body webhooks deliver.',
+  description: "One event of the account's durable log (a booking change, or a waitlist offer); the same body webhooks deliver.",
   extensions: nodeScope('bookings:read'),
   nullable: true,
   findUnique: (id, context) => ({ id, accountId: context.principal?.accountId ?? '' }),
   fields: (t) => ({
-    event: t.exposeString('type', { description: 'booking.created, booking.updated or booking.cancelled, as in webhooks.' }),
+    event: t.exposeString('type', { description: 'booking.created, booking.updated, booking.cancelled or waitlist.offered, as in webhooks.' }),
     created: t.expose('createdAt', { type: 'DateTime' }),
     data: t.field({
       type: 'JSON',
-      description: 'The booking as it was after the change (snake_case, as in webhooks).',
+      description: 'The booking as it was after the change, or the waitlist entry as offered (snake_case, as in webhooks).',
       select: { payload: true },
-      resolve: (row) => (row.payload as unknown as BookingEventPayload).data,
+      resolve: (row) => (row.payload as unknown as LogEventPayload).data,
     }),
-    booking: t.relation('booking', { description: 'The booking as it is now.' }),
+    booking: t.relation('booking', { nullable: true, description: 'The booking as it is now (booking.* events).' }),
+    // Its status changes with time and with writes that log nothing (a withdrawal, an expiry).
+    waitlistEntry: t.relation('waitlistEntry', { nullable: true, description: 'The waitlist entry as it is now (waitlist.offered).', extensions: neverCached() }),
   }),
 });
 
@@ -51,8 +53,8 @@ builder.queryField('bookingEvents', (t) =>
     type: 'BookingEvent',
     cursor: 'id',
     authScopes: { scope: 'bookings:read' },
-    // Booking events are the log the bookings fingerprint reads.
-    extensions: answersKeptUnder(bookingsDataVersion),
+    // Booking events are the log the bookings data version reads.
+    extensions: cachedUnderDataVersion(bookingsDataVersion),
     description: "The account's booking events, oldest first.",
     args: {
       afterEvent: t.arg.id({ description: 'Only events logged after this msg_… id.' }),

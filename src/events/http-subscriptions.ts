@@ -2,6 +2,7 @@ import type { ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../graphql/context.js';
 import { maskGraphQLError } from '../graphql/errors.js';
+import { problemFor } from '../server/problem.js';
 import { AppError } from '../shared/errors.js';
 import { serverSentEvents } from './sse-resume.js';
 
@@ -121,9 +122,25 @@ export function multipartSubscription(results: AsyncIterable<ExecutionResult>): 
   });
 }
 
-function notAcceptableResponse(): Response {
-  const error = maskGraphQLError(new AppError('not_acceptable', notAcceptableMessage));
-  return new Response(JSON.stringify({ errors: [error.toJSON()] }), { status: 406, headers: { 'content-type': 'application/json; charset=utf-8' } });
+const graphqlErrorMediaTypes: Record<string, string> = {
+  'application/graphql-response+json': 'application/graphql-response+json',
+  'application/json': 'application/json',
+  'application/*': 'application/graphql-response+json',
+};
+
+/**
+ * The refusal in GraphQL's own error shape when the client takes JSON (what GraphQL clients read),
+ * else as an RFC 9457 problem document: never as the event stream the client just refused.
+ */
+function notAcceptableResponse(accept: string | null, requestId: string): Response {
+  const error = new AppError('not_acceptable', notAcceptableMessage);
+  const mediaType = parseAccept(accept)
+    .map((range) => graphqlErrorMediaTypes[range.type])
+    .find(Boolean);
+  if (mediaType) {
+    return new Response(JSON.stringify({ errors: [maskGraphQLError(error).toJSON()] }), { status: 406, headers: { 'content-type': `${mediaType}; charset=utf-8` } });
+  }
+  return new Response(JSON.stringify(problemFor(error, requestId)), { status: 406, headers: { 'content-type': 'application/problem+json' } });
 }
 
 /**
@@ -132,19 +149,25 @@ function notAcceptableResponse(): Response {
  * a GraphQL error body whenever no media type the client accepts fits the answer.
  */
 export function useHttpSubscriptionTransports(): Plugin<Context> {
+  /** Requests refused here: their answer is the refusal, whatever Yoga chose to send it in. */
+  const refused = new WeakSet<Request>();
   return {
     onSubscribe: ({ args, setResultAndStopExecution }) => {
       // graphql-ws operations have no Fetch request: their transport is the socket.
       const request = (args.contextValue as { request?: Request }).request;
       if (request && !subscriptionTransportFor(request.headers.get('accept'))) {
+        refused.add(request);
         setResultAndStopExecution({ errors: [maskGraphQLError(new AppError('not_acceptable', notAcceptableMessage))] });
       }
     },
-    onResultProcess: ({ request, result, resultProcessor, setResultProcessor }) => {
+    onResultProcess: ({ request, result, resultProcessor, setResultProcessor, serverContext }) => {
       const transport = isAsyncIterable(result) ? subscriptionTransportFor(request.headers.get('accept')) : null;
-      if (transport === 'multipart') setResultProcessor((results) => multipartSubscription(results as AsyncIterable<ExecutionResult>), 'multipart/mixed');
+      // Yoga would send the refusal of an Accept such as text/event-stream;q=0 as an event stream.
+      if (refused.has(request) || (!transport && !resultProcessor)) {
+        const requestId = (serverContext as { requestId?: string }).requestId ?? '';
+        setResultProcessor(() => notAcceptableResponse(request.headers.get('accept'), requestId), 'application/json');
+      } else if (transport === 'multipart') setResultProcessor((results) => multipartSubscription(results as AsyncIterable<ExecutionResult>), 'multipart/mixed');
       else if (transport === 'sse') setResultProcessor((results) => serverSentEvents(results as AsyncIterable<ExecutionResult>), 'text/event-stream');
-      else if (!resultProcessor) setResultProcessor(() => notAcceptableResponse(), 'application/json');
     },
   };
 }

@@ -3,7 +3,7 @@ import { builder } from '../graphql/builder.js';
 import type { Context } from '../graphql/context.js';
 import { BookingEventRef, BookingEventTypeEnum, logPositionOf } from './graphql.js';
 import { noteStreamedEvent } from './sse-resume.js';
-import type { BookingEventType } from './kinds.js';
+import type { LogEventType } from './kinds.js';
 
 const replayPage = 500;
 
@@ -41,11 +41,11 @@ async function streamStart(context: Context, afterEventId: string | null): Promi
 }
 
 /**
- * The account's booking events after a point of the log, then live ones. The bus is joined before
+ * The account's log events after a point of the log, then live ones. The bus is joined before
  * the log is read, and every notice is answered by reading the log past the last event sent, so no
  * event falls between replay and live, none comes twice, and order is the log's.
  */
-async function* bookingEventStream(context: Context, start: StreamStart, types: BookingEventType[] | null): AsyncGenerator<BookingEvent> {
+async function* bookingEventStream(context: Context, start: StreamStart, types: LogEventType[] | null): AsyncGenerator<BookingEvent> {
   const accountId = context.principal!.accountId;
   const notices = context.services.bookingEventBus.subscribe(accountId)[Symbol.asyncIterator]();
   try {
@@ -57,7 +57,7 @@ async function* bookingEventStream(context: Context, start: StreamStart, types: 
       const page = await readLogPage(context.prisma, accountId, lastSeq);
       for (const event of page) {
         lastSeq = event.seq;
-        if (types?.length && !types.includes(event.type as BookingEventType)) continue;
+        if (types?.length && !types.includes(event.type as LogEventType)) continue;
         // Noted here, for this subscriber: the result sent may be one executed for another (useSubscriptionFanOut).
         noteStreamedEvent(context, event.id);
         yield event;
@@ -97,6 +97,7 @@ builder.subscriptionFields((t) => ({
         ['bookingCreated', 'booking.created'],
         ['bookingUpdated', 'booking.updated'],
         ['bookingCancelled', 'booking.cancelled'],
+        ['waitlistOffered', 'waitlist.offered'],
       ] as const
     ).map(([field, type]) => [
       field,

@@ -22,7 +22,45 @@ export const pageSizes = { default: 20, max: 100 };
 /** What an issued cursor decodes to: plugin-prisma's string chunk of a record id. */
 const issuedCursor = /^GPC:S:(.*)$/s;
 
+/**
+ * A keyset cursor, for lists that page by the values of their order's keys (src/bookings/list.ts):
+ * the order's name, the ISO time of its key in the last row sent, and that row's id.
+ */
+export interface KeysetCursor {
+  order: string;
+  at: Date;
+  id: string;
+}
+
+const keysetCursorPrefix = 'HGK:';
+
+/**
+ * `HGK:<order>:<epoch ms>:<id>`. Plain text rather than base64 of JSON: a page writes one cursor per
+ * row, and this costs a string concatenation; it stays opaque to clients all the same, since any
+ * text that is not one this API could have issued is refused.
+ */
+export function encodeKeysetCursor(cursor: KeysetCursor): string {
+  return `${keysetCursorPrefix}${cursor.order}:${cursor.at.getTime()}:${cursor.id}`;
+}
+
+/** The times a stored row can hold (years 0001 to 9999): a forged cursor naming another is refused, not sent to the database. */
+const earliestCursorTime = Date.parse('0001-01-01T00:00:00.000Z');
+const latestCursorTime = Date.parse('9999-12-31T23:59:59.999Z');
+
+const keysetCursorPattern = /^HGK:([a-z_]+):(-?\d{1,15}):(.+)$/s;
+
+/** The keyset cursor `cursor` encodes, or undefined for any other text. */
+export function decodeKeysetCursor(cursor: string): KeysetCursor | undefined {
+  const match = keysetCursorPattern.exec(cursor);
+  if (!match) return undefined;
+  const [, order = '', milliseconds = '', id = ''] = match;
+  const at = new Date(Number(milliseconds));
+  if (!(at.getTime() >= earliestCursorTime && at.getTime() <= latestCursorTime) || idKindOf(id) === undefined) return undefined;
+  return { order, at, id };
+}
+
 function isIssuedCursor(cursor: string): boolean {
+  if (decodeKeysetCursor(cursor)) return true;
   let decoded: string;
   try {
     decoded = decodeBase64(cursor);

@@ -8,11 +8,11 @@ import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import { hasScope, insufficientScope, isApiKey, type Principal, type Scope } from '../access/principal.js';
 import { AppError } from '../shared/errors.js';
+import { fastPaths } from '../fast-paths.js';
 import { idKindOf, type IdKind } from '../shared/ids.js';
 import ArgumentChecksPlugin, { cursorArgument, pageSizeArgument, pageSizes } from './argument-checks.js';
 import type { Context } from './context.js';
-import { answerGlobalIdsAtOnce } from './global-ids.js';
-import { keepPrismaPlans } from './plan-cache.js';
+import { createPlanCache } from './plan-cache.js';
 
 /** GraphQL type behind each id prefix, so `node(id:)` takes the same ids REST shows. */
 const typenameForIdKind: Partial<Record<IdKind, string>> = {
@@ -25,6 +25,8 @@ const typenameForIdKind: Partial<Record<IdKind, string>> = {
   webhookEndpoint: 'WebhookEndpoint',
   bookingEvent: 'BookingEvent',
   apiKey: 'ApiKey',
+  hold: 'Hold',
+  waitlistEntry: 'WaitlistEntry',
 };
 
 /** The typename of a global id that names no node type. */
@@ -93,17 +95,27 @@ function scopesMissingIn(failure: AuthFailure): Scope[] {
 
 /**
  * The cost of a query: every field costs 1, and what is selected under a list counts once per item
- * it may hold: `listMultiplier` times for a plain list, the page size (`first`/`last`, else 20, at
- * most 100) for a connection. Introspection fields count the same way. So cost bounds the fields of
- * the answer, and the limit (room for one full introspection query) keeps answers to a few MB.
+ * it may hold: the page size (`first`/`last`, else 20, at most 100) for a connection, the most items
+ * a list can return where its arguments or the rules of its data bound it (listOfAtMost: a day of
+ * availability, the ids of `nodes`), else `listMultiplier` times. Introspection fields count the
+ * same way. So cost bounds the fields of the answer, and the work behind them, before anything runs;
+ * the limit (room for one full introspection query) keeps answers to a few MB.
  * Depth counts every level, introspection and fragments included; breadth counts selected fields.
  */
 export const complexityLimits = { complexity: 60_000, depth: 15, breadth: 300 };
 
 export const listMultiplier = 10;
 
-/** The context to weigh a document at its largest with: every page of every connection at its most items, whatever the arguments. */
+/** The context to weigh a document at its largest with: every page and every list at its most items, whatever the arguments. */
 export const largestPages = Object.freeze({});
+
+/**
+ * The `complexity` of a list field that returns at most `items(args)` items, and never more than
+ * `largest` (its arguments' own limits): what is selected under it counts once per item.
+ */
+export function listOfAtMost<Args>(largest: number, items: (args: Args) => number = () => largest) {
+  return (args: Args, context: object) => ({ field: 1, multiplier: context === largestPages ? largest : Math.max(0, Math.min(items(args), largest)) });
+}
 
 /** A connection's selection counts once per item of its page; its `edges` list multiplies it by listMultiplier again, hence the division. */
 function fieldComplexity(args: Record<string, unknown>, context: object, field: Pick<GraphQLField<unknown, unknown>, 'type' | 'args'>): FieldComplexityValue {
@@ -114,9 +126,6 @@ function fieldComplexity(args: Record<string, unknown>, context: object, field: 
   }
   return isListType(getNullableType(field.type)) ? { field: 1, multiplier: listMultiplier } : 1;
 }
-
-keepPrismaPlans();
-answerGlobalIdsAtOnce();
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -149,6 +158,8 @@ export const builder = new SchemaBuilder<{
     client: (context) => context.prisma,
     dmmf: getDatamodel(),
     filterConnectionTotalCount: true,
+    // The plan-cache fast path: query plans kept across requests (src/graphql/plan-cache.ts).
+    planCache: fastPaths['plan-cache'] ? createPlanCache() : undefined,
   },
   relay: {
     clientMutationId: 'omit',
@@ -157,6 +168,8 @@ export const builder = new SchemaBuilder<{
     nodeFieldOptions: { nullable: false },
     // Ids already name their type through their prefix, so they are used as global ids unchanged.
     encodeGlobalID: (_typename, id) => String(id),
+    // The node-ids fast path: an id read from the record is answered at once, not as a promise each.
+    synchronousGlobalIDs: fastPaths['node-ids'],
     // Text that names no node type decodes to no type, and node(id:) answers it with null.
     decodeGlobalID: (globalID) => {
       const kind = idKindOf(globalID);
@@ -164,6 +177,7 @@ export const builder = new SchemaBuilder<{
     },
     nodeQueryOptions: { resolve: async (_root, { id }, context, info) => (await resolveNodeIds(context, info, [id]))[0] },
     nodesQueryOptions: {
+      complexity: listOfAtMost<{ ids: readonly unknown[] }>(maxNodeIds, (args) => args.ids.length),
       resolve: (_root, { ids }, context, info) => {
         if (ids.length > maxNodeIds) {
           throw new AppError('invalid_parameter', `nodes takes at most ${maxNodeIds} ids.`, {

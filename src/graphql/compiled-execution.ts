@@ -1,6 +1,7 @@
 import { GraphQLError, OperationTypeNode, getOperationAST, type ExecutionResult } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
+import { fastPathUses } from '../fast-paths.js';
 import { memoPerOperation } from './operation-memo.js';
 
 /** What a document's operation compiled to; null when graphql-jit cannot compile it and graphql-js runs it. */
@@ -44,6 +45,7 @@ export function useCompiledExecution(): Plugin {
     onExecute: ({ args, setExecuteFn }) => {
       const plan = planOf(args);
       if (!plan) return;
+      fastPathUses['compiled-execution']++;
       setExecuteFn(async ({ rootValue, contextValue, variableValues }) => withGraphQLJsErrors(await plan.query(rootValue, contextValue, variableValues)));
     },
   };

@@ -3,18 +3,18 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Principal } from '../access/principal.js';
 import type { Clock } from '../shared/clock.js';
 import type { ReadRows } from '../db/connection.js';
-import type { DirectReads } from '../db/direct-reads.js';
+import type { DirectReads } from '../db/root-reads.js';
 import type { BookingEventBus, RevokedCredentialBus, UsageAlertBus } from '../events/bus.js';
 import type { Config } from '../config.js';
 import type { SecretBox } from '../shared/secrets.js';
-import type { DataFingerprint } from './kept-answers.js';
+import type { DataVersionReads } from '../response-cache/response-cache.js';
 
 /** Long-lived services every request can reach. Built once in src/app.ts. */
 export interface AppServices {
   prisma: PrismaClient;
-  /** Reads that run on every request (data fingerprints), without Prisma's per-query work. */
+  /** Reads that run on every request (the response cache's data versions), without Prisma's per-query work. */
   readRows: ReadRows;
-  /** Prisma's reads for root fields, through the driver where they translate (src/db/direct-reads.ts). */
+  /** Prisma's reads for root fields, through the driver where they translate (src/db/sql-reads/). */
   directReads: DirectReads;
   logger: Logger;
   clock: Clock;
@@ -37,8 +37,8 @@ export interface Context {
   lastEventId: string | null;
   /** The booking event whose payload a subscription is sending, for the SSE `id:` line. */
   streamedEventId?: string | undefined;
-  /** Data fingerprints read for this request: whichever of the HTTP layer, REST and Yoga asks first reads each. */
-  fingerprintReads: Map<DataFingerprint, Promise<string>>;
+  /** The response cache's data versions read for this request: whichever of the HTTP layer, REST and Yoga asks first reads each. */
+  dataVersionReads: DataVersionReads;
 }
 
 export function createContext(
@@ -46,7 +46,7 @@ export function createContext(
   principal: Principal | null,
   requestId: string,
   lastEventId: string | null = null,
-  fingerprintReads: Context['fingerprintReads'] = new Map(),
+  dataVersionReads: DataVersionReads = new Map(),
 ): Context {
-  return { prisma: services.prisma, principal, requestId, services, lastEventId, fingerprintReads };
+  return { prisma: services.prisma, principal, requestId, services, lastEventId, dataVersionReads };
 }

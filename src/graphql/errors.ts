@@ -63,6 +63,24 @@ export function maskGraphQLError(error: unknown, requestId?: string): GraphQLErr
   });
 }
 
+/**
+ * A masked error as sent over a transport without HTTP status (graphql-ws): without the
+ * `extensions.http` that tells Yoga which status to answer an HTTP request with.
+ */
+export function maskSocketError(error: unknown, requestId?: string): GraphQLError {
+  const masked = maskGraphQLError(error, requestId);
+  if (!('http' in masked.extensions)) return masked;
+  const { http: _http, ...extensions } = masked.extensions;
+  return new GraphQLError(masked.message, {
+    nodes: masked.nodes,
+    source: masked.source,
+    positions: masked.positions,
+    path: masked.path,
+    originalError: masked.originalError,
+    extensions,
+  });
+}
+
 /** The stable code and field errors a GraphQL error carries, for the REST adapter. */
 export function describeGraphQLError(error: GraphQLError): { code: ErrorCode; message: string; fieldErrors: FieldError[] } {
   const masked = maskGraphQLError(error);
@@ -130,11 +148,17 @@ export function useServerErrorLog(): Plugin<Context> {
 /**
  * Syntax and validation errors carry the documented `invalid_request` code, as every other refusal
  * carries its word, instead of Yoga's GRAPHQL_PARSE_FAILED and GRAPHQL_VALIDATION_FAILED. Refusals
- * that already have a documented code (the document limits' `query_too_complex`) keep it.
+ * that already have a documented code (the document limits' `query_too_complex`) keep it. Both are
+ * HTTP 400 under `application/graphql-response+json` (the GraphQL over HTTP spec's status, which a
+ * client accepting only `application/json` is not sent): Yoga marks a syntax error so only on its own
+ * request path, and a parse cached from the JSON POST path would otherwise keep 200.
  */
 export function useDocumentErrorCodes(): Plugin {
   const mark = (error: unknown) => {
-    if (error instanceof GraphQLError && !isErrorCode(error.extensions['code'])) (error.extensions as Record<string, unknown>)['code'] = 'invalid_request';
+    if (!(error instanceof GraphQLError)) return;
+    const extensions = error.extensions as Record<string, unknown>;
+    if (!isErrorCode(extensions['code'])) extensions['code'] = 'invalid_request';
+    extensions['http'] ??= { spec: true, status: 400 };
   };
   return {
     onParse:

@@ -9,7 +9,9 @@ import {
   TokenKind,
   isListType,
   Kind,
+  OperationTypeNode,
   SchemaMetaFieldDef,
+  getOperationAST,
   TypeMetaFieldDef,
   type ASTVisitFn,
   type FragmentDefinitionNode,
@@ -26,9 +28,10 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../shared/errors.js';
 import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
-import { isTrustedDocument } from './trusted-documents.js';
+import { isRestOperationDocument } from './rest-operation-documents.js';
 import { complexityLimits, largestPages, listMultiplier } from './builder.js';
 import { memoPerOperation } from './operation-memo.js';
+import type { Context } from './context.js';
 
 /**
  * Limits every GraphQL document meets before it runs (with the cost, depth and breadth limits in
@@ -43,7 +46,11 @@ export const maxAnswerBytes = 10_000_000;
 
 /** The error of a document or answer over a limit; refused before it runs, it answers 400 over HTTP. */
 export function queryTooComplex(message: string): GraphQLError {
-  return new GraphQLError(message, { originalError: new AppError('query_too_complex', message), extensions: { code: 'query_too_complex' } });
+  return queryTooComplexError(new AppError('query_too_complex', message));
+}
+
+function queryTooComplexError(refusal: AppError): GraphQLError {
+  return new GraphQLError(refusal.message, { originalError: refusal, extensions: { code: 'query_too_complex' } });
 }
 
 const armorPrefix = /^Syntax Error: /;
@@ -139,7 +146,7 @@ function costLimitRule(context: object, variableValues: Record<string, unknown>,
       operationName: operationName ?? null,
       validate: ({ complexity: fieldsCost, breadth }, report) => {
         const cost = fieldsCost + introspection;
-        if (cost > complexityLimits.complexity) report(queryTooComplex(`The query's cost ${cost} is over the limit of ${complexityLimits.complexity}.`));
+        if (cost > complexityLimits.complexity) report(queryTooComplex(`The query's cost ${Math.ceil(cost)} is over the limit of ${complexityLimits.complexity}.`));
         if (breadth > complexityLimits.breadth) report(queryTooComplex(`The query's breadth ${breadth} is over the limit of ${complexityLimits.breadth}.`));
       },
     })(validation);
@@ -216,7 +223,7 @@ const isWithinLimitsAlways = memoPerOperation((args) => {
 
 /** Stops an operation over the cost limit before it runs. */
 function refuseCostly({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution(result: ExecutionResult): void }): void {
-  if (isTrustedDocument(args.document) || isWithinLimitsAlways(args)) return;
+  if (isRestOperationDocument(args.document) || isWithinLimitsAlways(args)) return;
   const refusals = refusalsIn(costErrors(args, args.contextValue ?? {}));
   if (refusals.length > 0) setResultAndStopExecution({ errors: refusals });
 }
@@ -233,13 +240,62 @@ export function useAnswerSizeLimit(): Plugin {
   return {
     onExecute: ({ args }) => ({
       onExecuteDone: ({ result, setResult }) => {
-        if (isTrustedDocument(args.document) || Symbol.asyncIterator in Object(result)) return;
+        if (isRestOperationDocument(args.document) || Symbol.asyncIterator in Object(result)) return;
         const text = JSON.stringify(result);
         if (Buffer.byteLength(text) > maxAnswerBytes) setResult(tooLarge());
         // Answers with errors are reshaped before they are sent (Yoga drops internal extensions).
         else if (!(result as ExecutionResult).errors) setResult({ ...(result as ExecutionResult), stringify: () => text } as ExecutionResult);
       },
     }),
+  };
+}
+
+const isQuery = memoPerOperation((args) => getOperationAST(args.document, args.operationName)?.operation === OperationTypeNode.QUERY, false);
+
+/** When each running operation's time budget ends (performance.now(): a test's clock must not move it), by its context. */
+const deadlines = new WeakMap<object, number>();
+
+const overTimeBudget = (budgetMs: number) =>
+  new AppError('query_too_complex', `The operation ran past its time budget of ${budgetMs} ms and was stopped; ask for fewer fields or items.`);
+
+/** Throws the operation's refusal once its time budget has run out: long work calls it between its steps, so it stops there. */
+export function stopPastTimeBudget(context: Context): void {
+  const deadline = deadlines.get(context);
+  if (deadline !== undefined && performance.now() > deadline) throw overTimeBudget(context.services.config.GRAPHQL_TIME_BUDGET_MS);
+}
+
+/**
+ * A time budget per query (GRAPHQL_TIME_BUDGET_MS): past it the query is answered
+ * `query_too_complex`, whatever it still has under way, and long work (availability) stops at its
+ * next step. Weighing keeps every admitted operation far under it; this is the net for work the
+ * weights cannot see. Subscriptions run for as long as they are open, their events are not timed.
+ * After the compiled execution in the plugin list: it times the execution that really runs.
+ */
+export function useOperationTimeBudget(): Plugin<Context> {
+  return {
+    onExecute: ({ args, executeFn, setExecuteFn }) => {
+      // A mutation's writes may have committed by then: answering it refused would lose them.
+      if (!isQuery(args)) return;
+      const context = args.contextValue;
+      const budgetMs = context.services.config.GRAPHQL_TIME_BUDGET_MS;
+      setExecuteFn((executeArgs) => {
+        const deadline = performance.now() + budgetMs;
+        deadlines.set(context, deadline);
+        // Made only when needed: an error's stack is costly, and most operations never need it.
+        const refusal = (): ExecutionResult => ({ errors: [queryTooComplexError(overTimeBudget(budgetMs))] });
+        const running = executeFn(executeArgs) as ExecutionResult | Promise<ExecutionResult>;
+        // Finished within this turn of the event loop: nothing else ran meanwhile, no timer is needed.
+        if (!(running instanceof Promise)) return performance.now() > deadline ? refusal() : running;
+        let timer: NodeJS.Timeout | undefined;
+        const pastBudget = new Promise<ExecutionResult>((resolve) => {
+          timer = setTimeout(() => resolve(refusal()), budgetMs);
+        });
+        // Work that stopped at its budget leaves partial data and errors: the answer is the refusal.
+        return Promise.race([running, pastBudget])
+          .then((result) => (performance.now() > deadline ? refusal() : result))
+          .finally(() => clearTimeout(timer));
+      });
+    },
   };
 }
 

@@ -1,33 +1,32 @@
-import { Plan } from '@pothos/selection-mapper';
+import type { PrismaPlanCache, PrismaPlanOptions } from '@pothos/plugin-prisma';
 import { visit, type FieldNode, type GraphQLResolveInfo } from 'graphql';
+import { fastPathUses } from '../fast-paths.js';
 
 /**
- * Keeps the query plans of the prisma plugin across requests. For every prismaField and
- * prismaConnection the plugin plans the query from the document on each request (Plan.fromInfo walks
- * the selection set and every select function in it): a tenth of the CPU of a one-record query. A plan
- * depends on the document, the values of the variables used beneath the field, and whatever select
- * functions read. So a plan is kept per field node and those variables' values, and only when its
- * walk did not touch the context: it is walked first with a context that refuses every use, and a
- * select function that reads the context leaves its field planned on every request, as before.
- * Each request plays a copy of the kept plan bound to its own context and info, which is where the
- * plugin records what the rows carry for the fields below.
+ * The prisma plugin's query plans kept across requests, through its `planCache` option (added by
+ * patches/@pothos+plugin-prisma+4.17.0.patch, see patches/README.md). Without it, the plugin plans
+ * the query of every prismaField, prismaConnection, node and fallback on each request: it walks
+ * the selection set and calls every select function in it. A plan depends on the document, the
+ * values of the variables used beneath the field, and whatever select functions read. So a plan is
+ * kept per field node and those variables' values, and only when its walk did not touch the
+ * context: it is walked first with a context that refuses every use, and a select function that
+ * reads the context leaves its field planned on every request, as without the cache. The plugin
+ * plays a kept plan with each request's own context and info.
  */
 
-type FromInfo = (this: typeof Plan, adapter: unknown, options: PlanOptions) => unknown;
-
-interface PlanOptions {
-  context: object;
-  info: GraphQLResolveInfo;
-  typeName?: string;
-  path?: unknown;
-  paths?: unknown;
-  initial?: unknown;
-}
+type Walk = Parameters<PrismaPlanCache['plan']>[1];
+type WalkedPlan = NonNullable<ReturnType<Walk>>;
 
 interface KeptPlan {
-  context: object;
-  info: GraphQLResolveInfo;
-  initial: unknown;
+  plan: WalkedPlan;
+  /** The plugin's initial selection it was walked with: a caller passing another one plans afresh. */
+  initial: PrismaPlanOptions['initial'];
+}
+
+interface FieldPlans {
+  /** Variables used anywhere beneath the field, fragments included: what else its plans depend on. */
+  variables: string[];
+  plans: Map<string, KeptPlan | 'not kept'>;
 }
 
 /** Plans kept per field node: one per combination of its variables' values, for the first few seen. */
@@ -42,12 +41,6 @@ const refusingContext = new Proxy(
   {},
   { get: refuse, has: refuse, set: refuse, ownKeys: refuse, getOwnPropertyDescriptor: refuse, defineProperty: refuse, deleteProperty: refuse, getPrototypeOf: refuse },
 );
-
-interface FieldPlans {
-  /** Variables used anywhere beneath the field, fragments included: what else its plans depend on. */
-  variables: string[];
-  plans: Map<string, KeptPlan | 'not kept'>;
-}
 
 function variablesBeneath(fieldNode: FieldNode, info: GraphQLResolveInfo): string[] {
   const names = new Set<string>();
@@ -67,46 +60,52 @@ function variablesBeneath(fieldNode: FieldNode, info: GraphQLResolveInfo): strin
   return [...names].sort();
 }
 
-const byField = new WeakMap<FieldNode, FieldPlans>();
+/** A plan cache for one schema builder's `prisma.planCache`; its uses count as the `plan-cache` fast path. */
+export function createPlanCache(): PrismaPlanCache {
+  const byField = new WeakMap<FieldNode, FieldPlans>();
 
-function fieldPlansOf(fieldNode: FieldNode, info: GraphQLResolveInfo): FieldPlans {
-  let entry = byField.get(fieldNode);
-  if (!entry) byField.set(fieldNode, (entry = { variables: variablesBeneath(fieldNode, info), plans: new Map() }));
-  return entry;
-}
+  const fieldPlansOf = (fieldNode: FieldNode, info: GraphQLResolveInfo): FieldPlans => {
+    let entry = byField.get(fieldNode);
+    if (!entry) byField.set(fieldNode, (entry = { variables: variablesBeneath(fieldNode, info), plans: new Map() }));
+    return entry;
+  };
 
-/** The kept plan as this request's own: its context and info, the rest shared (a plan is only read once walked). */
-function boundTo(plan: KeptPlan, options: PlanOptions): unknown {
-  return Object.assign(Object.create(Object.getPrototypeOf(plan) as object) as KeptPlan, plan, { context: options.context, info: options.info });
-}
-
-export function keepPrismaPlans(): void {
-  const plan = Plan as unknown as { fromInfo: FromInfo };
-  const fromInfo = plan.fromInfo;
-  plan.fromInfo = function keptFromInfo(this: typeof Plan, adapter, options) {
-    const { info } = options;
-    // A field selected more than once merges nodes chosen by the parent's directives: planned every time.
-    if (info.fieldNodes.length !== 1) return fromInfo.call(this, adapter, options);
-    const entry = fieldPlansOf(info.fieldNodes[0]!, info);
-    const key = JSON.stringify([info.parentType.name, options.typeName, options.path, options.paths, entry.variables.map((name) => info.variableValues[name])]);
-    const kept = entry.plans.get(key);
-    if (kept === 'not kept' || (kept && kept.initial !== options.initial)) return fromInfo.call(this, adapter, options);
-    if (kept) return boundTo(kept, options);
-    if (entry.plans.size >= maxPlansPerField) return fromInfo.call(this, adapter, options);
-    let walked: unknown;
-    try {
-      walked = fromInfo.call(this, adapter, { ...options, context: refusingContext });
-    } catch {
-      // The context was read, or the walk failed: plan it with the request's context, which answers either.
-      entry.plans.set(key, 'not kept');
-      return fromInfo.call(this, adapter, options);
-    }
-    // Nothing to plan, or a plan waiting on a select function's promise: not kept.
-    if (!walked || typeof (walked as PromiseLike<unknown>).then === 'function') {
-      entry.plans.set(key, 'not kept');
-      return fromInfo.call(this, adapter, options);
-    }
-    entry.plans.set(key, walked as KeptPlan);
-    return boundTo(walked as KeptPlan, options);
+  return {
+    plan(options, walk) {
+      const { info } = options;
+      // A field selected more than once merges nodes chosen by the parent's directives: planned every time.
+      if (info.fieldNodes.length !== 1) return walk(options);
+      const entry = fieldPlansOf(info.fieldNodes[0]!, info);
+      const key = JSON.stringify([
+        info.parentType.name,
+        options.typeName,
+        options.path,
+        options.paths,
+        options.skipDeferredFragments,
+        entry.variables.map((name) => info.variableValues[name]),
+      ]);
+      const kept = entry.plans.get(key);
+      if (kept === 'not kept' || (kept && kept.initial !== options.initial)) return walk(options);
+      if (kept) {
+        fastPathUses['plan-cache']++;
+        return kept.plan;
+      }
+      if (entry.plans.size >= maxPlansPerField) return walk(options);
+      let walked: ReturnType<Walk>;
+      try {
+        walked = walk({ ...options, context: refusingContext });
+      } catch {
+        // The context was read, or the walk failed: plan it with the request's context, which answers either.
+        entry.plans.set(key, 'not kept');
+        return walk(options);
+      }
+      // Nothing to plan, or a plan waiting on a select function's promise: not kept.
+      if (!walked || 'then' in walked) {
+        entry.plans.set(key, 'not kept');
+        return walk(options);
+      }
+      entry.plans.set(key, { plan: walked, initial: options.initial });
+      return walked;
+    },
   };
 }

@@ -3,6 +3,7 @@ import { builder } from './builder.js';
 import './scalars.js';
 import '../access/graphql.js';
 import '../bookings/graphql.js';
+import '../bookings/holds/graphql.js';
 import '../directory/graphql.js';
 import '../events/graphql.js';
 import '../events/subscriptions.js';

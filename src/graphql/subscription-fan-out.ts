@@ -1,7 +1,7 @@
 import { createSourceEventStream, execute, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from './context.js';
-import { callerOf } from './kept-answers.js';
+import { sessionOf } from '../response-cache/request-keys.js';
 
 /**
  * Fan-out of one event to many subscribers: the selection is executed once per event for every
@@ -20,7 +20,7 @@ function groupOf(args: ExecutionArgs): string {
   let documentId = documentIds.get(args.document);
   if (documentId === undefined) documentIds.set(args.document, (documentId = nextDocumentId++));
   const context = args.contextValue as Context;
-  return `${documentId}\u0000${args.operationName ?? ''}\u0000${JSON.stringify(args.variableValues ?? {})}\u0000${callerOf(context.principal)}`;
+  return `${documentId}\u0000${args.operationName ?? ''}\u0000${JSON.stringify(args.variableValues ?? {})}\u0000${sessionOf(context.principal)}`;
 }
 
 function sharedResult(event: unknown, group: string, run: () => Promise<ExecutionResult>): Promise<ExecutionResult> {

@@ -1,13 +1,12 @@
 import { getNamedType, isEnumType, isInputObjectType, typeFromAST, type DocumentNode, type GraphQLEnumType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
 import { pageSizes } from '../graphql/argument-checks.js';
-import { trustDocument } from '../graphql/trusted-documents.js';
-import { fingerprintsOf, type DataFingerprint } from '../graphql/kept-answers.js';
-import { AppError, type FieldError } from '../shared/errors.js';
+import { markRestOperationDocument } from '../graphql/rest-operation-documents.js';
+import { dataVersionsOf, type GraphQLDataVersion } from '../response-cache/graphql-data-versions.js';
+import { closestName } from '../shared/closest-name.js';
+import { AppError, echoed, type FieldError } from '../shared/errors.js';
+import { camelCaseOf, snakeCaseOf, snakeCasePathOf } from '../shared/naming.js';
 import { answerKeyAt, answerKeysOf, isConnectionType, isHiddenKey, nodeKeysOf, operationOf, type AnswerKey } from './selection.js';
 import type { OperationRoute } from './route.js';
-
-const toSnake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-const toCamel = (name: string) => name.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
 
 /** Turns a value of the answer into its REST form; undefined where the value stays as it is. */
 type Shaper = (value: unknown) => unknown;
@@ -55,6 +54,12 @@ function keyShaper(key: AnswerKey): Shaper | undefined {
   }
   return shaperFor(key.children);
 }
+
+/**
+ * Query parameters every route ignores: `_`, the cache-buster that jQuery and other clients append
+ * (`?_=1700000000000`) to get past caches.
+ */
+const ignoredQueryNames = new Set(['_']);
 
 function invalidParameter(parameter: string, message: string, code = 'invalid'): AppError {
   return new AppError('invalid_parameter', message, { fieldErrors: [{ field: parameter, code, message }] });
@@ -150,11 +155,16 @@ export interface CompiledOperationRoute {
   /** The answer is a connection, sent as a list page. */
   isList: boolean;
   shape: Shaper | undefined;
-  /** Fingerprints of every root field, when the answers can be kept. */
-  fingerprints: DataFingerprint[] | undefined;
+  /** The data versions its GET responses are cached under (response cache), when they can be cached. */
+  dataVersions: GraphQLDataVersion[] | undefined;
   variablesOf(request: RouteRequest): Record<string, unknown>;
   /** A field error's field, as REST names it (query parameter, or snake_case path in the body). */
   restFieldOf(field: string): string;
+  /**
+   * A message in REST names: the fields it names (`fields`, and any camelCase variable or input field
+   * of the operation, such as the other end of a range) as restFieldOf names them.
+   */
+  restTextOf(text: string, fields: readonly string[]): string;
   // What the route reads and answers, as plain data for the OpenAPI document; the handler reads none of it.
   pathParameters: readonly Parameter[];
   queryParameters: readonly Parameter[];
@@ -173,7 +183,7 @@ const pageVariables = { first: 'limit', after: 'cursor', orderBy: 'sort' } as co
 
 export function compileOperationRoute(schema: GraphQLSchema, route: OperationRoute): CompiledOperationRoute {
   const operation = operationOf(route.operation);
-  trustDocument(route.operation);
+  markRestOperationDocument(route.operation);
   const variableTypes = new Map(
     (operation.variableDefinitions ?? []).map((definition) => [definition.variable.name.value, typeFromAST(schema, definition.type as never) as GraphQLInputType]),
   );
@@ -183,11 +193,11 @@ export function compileOperationRoute(schema: GraphQLSchema, route: OperationRou
   const itemKeys = isList ? nodeKeysOf(answer) : (answer.children ?? []);
   const projection = projectionOf(itemKeys);
   const sorting = sortingOf(variableTypes.get('orderBy'));
-  const parameterNameOf = (variable: string) => route.parameters?.[variable] ?? toSnake(variable);
+  const parameterNameOf = (variable: string) => route.parameters?.[variable] ?? snakeCaseOf(variable);
 
   const pathParameterNames = [...route.path.matchAll(/:([a-z_]+)/g)].map((match) => match[1]!);
   const pathParameters: Parameter[] = pathParameterNames.map((name) => {
-    const variable = Object.entries(route.parameters ?? {}).find(([, parameter]) => parameter === name)?.[0] ?? toCamel(name);
+    const variable = Object.entries(route.parameters ?? {}).find(([, parameter]) => parameter === name)?.[0] ?? camelCaseOf(name);
     const type = variableTypes.get(variable);
     if (!type) throw new Error(`${route.method} ${route.path}: :${name} fills no variable of ${operation.name?.value}.`);
     return { name, variable, type };
@@ -207,6 +217,33 @@ export function compileOperationRoute(schema: GraphQLSchema, route: OperationRou
     ...Object.entries(pageVariables),
     ...[...pathParameters, ...queryParameters].map((parameter) => [parameter.variable, parameter.name] as const),
   ]);
+
+  function restFieldOf(field: string): string {
+    const [head = '', ...rest] = field.split('.');
+    const parameter = restNames.get(head);
+    return parameter ? [parameter, ...rest.map(snakeCaseOf)].join('.') : snakeCasePathOf(field);
+  }
+  const graphqlNames = namesOf(variableTypes);
+
+  const knownQueryNames = [
+    ...queryParameters.map((parameter) => parameter.name),
+    ...(variableTypes.has('first') ? ['limit', 'cursor'] : []),
+    ...(sorting ? ['sort'] : []),
+    ...(projection.fields.size ? ['fields'] : []),
+    ...(projection.includes.size ? ['include'] : []),
+  ];
+
+  /** Every query parameter the route does not take, named at once: a typo must not pass silently. */
+  function refuseUnknownParameters(query: URLSearchParams) {
+    const unknown = [...new Set(query.keys())].filter((name) => !knownQueryNames.includes(name) && !ignoredQueryNames.has(name));
+    if (unknown.length === 0) return;
+    const takes = knownQueryNames.length ? `It takes ${knownQueryNames.join(', ')}.` : 'It takes no query parameters.';
+    const fieldErrors = unknown.map((name) => {
+      const near = closestName(name, knownQueryNames);
+      return { field: echoed(name), code: 'unknown_parameter', message: near ? `Unknown parameter; did you mean ${near}?` : `Unknown parameter. ${takes}` };
+    });
+    throw new AppError('invalid_parameter', `Unknown query parameter${unknown.length > 1 ? 's' : ''} ${unknown.map(echoed).join(', ')}. ${takes}`, { fieldErrors });
+  }
 
   const single = (query: URLSearchParams, name: string): string | undefined => {
     const values = query.getAll(name);
@@ -246,8 +283,9 @@ export function compileOperationRoute(schema: GraphQLSchema, route: OperationRou
     answerPath,
     isList,
     shape: shaperFor(itemKeys),
-    fingerprints: route.method === 'GET' ? fingerprintsOf(schema, route.operation, operation.name?.value) : undefined,
+    dataVersions: route.method === 'GET' ? dataVersionsOf(schema, route.operation, operation.name?.value) : undefined,
     variablesOf({ params, query, headers, body }) {
+      refuseUnknownParameters(query);
       const variables: Record<string, unknown> = {};
       for (const parameter of pathParameters) variables[parameter.variable] = typedValue(parameter, params[parameter.name]!);
       for (const parameter of queryParameters) {
@@ -269,11 +307,12 @@ export function compileOperationRoute(schema: GraphQLSchema, route: OperationRou
       if (route.body) variables[route.body] = bodyAsInput(body, variableTypes.get(route.body));
       return variables;
     },
-    restFieldOf(field) {
-      const [head = '', ...rest] = field.split('.');
-      const parameter = restNames.get(head);
-      if (parameter) return [parameter, ...rest.map(toSnake)].join('.');
-      return field.split('.').map(toSnake).join('.');
+    restFieldOf,
+    restTextOf(text, fields) {
+      return text.replace(/\b[a-z][A-Za-z0-9]*(?:\.(?:[a-z][A-Za-z0-9]*|\d+))*\b/g, (name) => {
+        const isField = fields.includes(name) || (/[A-Z.]/.test(name) && graphqlNames.has(name.split('.')[0]!));
+        return isField ? restFieldOf(name) : name;
+      });
     },
     pathParameters,
     queryParameters,
@@ -284,6 +323,23 @@ export function compileOperationRoute(schema: GraphQLSchema, route: OperationRou
     itemKeys,
     variableTypes,
   };
+}
+
+/** The operation's variables and the fields of their input objects, at any depth: the GraphQL names a message may use. */
+function namesOf(variableTypes: ReadonlyMap<string, GraphQLInputType>): Set<string> {
+  const names = new Set(variableTypes.keys());
+  const walked = new Set<string>();
+  const walk = (type: GraphQLInputType) => {
+    const named = getNamedType(type);
+    if (!isInputObjectType(named) || walked.has(named.name)) return;
+    walked.add(named.name);
+    for (const field of Object.values(named.getFields())) {
+      names.add(field.name);
+      walk(field.type);
+    }
+  };
+  for (const type of variableTypes.values()) walk(type);
+  return names;
 }
 
 /**
@@ -306,7 +362,7 @@ function inputValue(value: unknown, type: GraphQLInputType | undefined, path: st
   const fields = named && isInputObjectType(named) ? named.getFields() : {};
   return Object.fromEntries(
     Object.entries(value).map(([key, entry]) => {
-      const name = toCamel(key);
+      const name = camelCaseOf(key);
       return [name, inputValue(entry, fields[name]?.type, path ? `${path}.${key}` : key)];
     }),
   );

@@ -14,7 +14,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
  * - a connection answer is a list page `{ data, has_more, next_cursor }` with a `Link` header;
  * - enum values are lowercase, nested connections are arrays of their nodes, and keys aliased
  *   `_…` are read for headers (Last-Modified) but never sent;
- * - a GET whose operation reads only fields with data fingerprints keeps its answers (ETag, 304).
+ * - a GET whose root fields all declare a data version has its responses cached (src/response-cache/);
+ *   every 200 to a GET carries an ETag, and a matching conditional GET gets 304.
  */
 export interface OperationRoute {
   method: HttpMethod;

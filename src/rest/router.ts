@@ -1,15 +1,14 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import { unauthenticated } from '../access/keys.js';
 import { hasScope, insufficientScope } from '../access/principal.js';
 import type { Context } from '../graphql/context.js';
 import { markLogged } from '../graphql/errors.js';
-import { answerKeyOf, callerOf } from '../graphql/kept-answers.js';
 import { schema } from '../graphql/schema.js';
 import { AppError, isErrorCode, statusForCode, type FieldError } from '../shared/errors.js';
-import { KeptAnswers } from '../shared/kept-answers.js';
 import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
+import { restRequestKey } from '../response-cache/request-keys.js';
+import type { ResponseCache } from '../response-cache/response-cache.js';
 import { entityTag, isNotModified } from './conditional.js';
 import { compileOperationRoute, type CompiledOperationRoute } from './operation-route.js';
 import { isOperationRoute, recordsPath, type HttpMethod, type RestRoute } from './route.js';
@@ -73,7 +72,7 @@ function decodeParam(value: string): string {
   }
 }
 
-/** A GET's 200 answer as sent: the bytes and every header that goes with them. */
+/** A GET's 200 answer as sent, and as the response cache keeps it: the bytes and every header that goes with them. */
 interface Representation {
   tag: string;
   lastModified: Date | null;
@@ -143,13 +142,14 @@ function problemOf(compiled: CompiledOperationRoute, error: GraphQLError): AppEr
     return markLogged(isErrorCode(code) ? new AppError(code, error.message, { headers }) : new AppError('internal_error', 'Something went wrong on our side.'));
   }
   // Messages name fields as GraphQL does; REST names them as its parameters and snake_case body fields.
-  let message = error.message;
-  const fieldErrors = ((error.extensions['errors'] as FieldError[] | undefined) ?? []).map((fieldError) => {
-    const field = compiled.restFieldOf(fieldError.field);
-    message = message.replaceAll(fieldError.field, field);
-    return { ...fieldError, field, message: fieldError.message.replaceAll(fieldError.field, field) };
-  });
-  return new AppError(code, message, { fieldErrors, headers });
+  const graphqlFieldErrors = (error.extensions['errors'] as FieldError[] | undefined) ?? [];
+  const fields = graphqlFieldErrors.map((fieldError) => fieldError.field);
+  const fieldErrors = graphqlFieldErrors.map((fieldError) => ({
+    ...fieldError,
+    field: compiled.restFieldOf(fieldError.field),
+    message: compiled.restTextOf(fieldError.message, fields),
+  }));
+  return new AppError(code, compiled.restTextOf(error.message, fields), { fieldErrors, headers });
 }
 
 /** The REST answer of an operation's result: the list page, or the answer object with its status and headers. */
@@ -197,13 +197,13 @@ export interface RestRouter {
   run(method: HttpMethod, path: string, request: { params?: Record<string, string>; query?: URLSearchParams; body?: unknown }, enveloped: Enveloped): Promise<Answer>;
 }
 
-/** Characters of GET answers the router keeps for routes whose operation has data fingerprints (about twice as many bytes). */
-const representationBudget = 16_000_000;
-
-/** Serves every REST route by one handler: the request becomes the route's operation, run through Yoga's envelop. */
-export function createRestRouter(routes: RestRoute[], onLookup: (outcome: 'hit' | 'miss') => void): RestRouter {
+/**
+ * Serves every REST route by one handler: the request becomes the route's operation, run through
+ * Yoga's envelop. GETs go through `responseCache` when there is one; without it every GET runs its
+ * operation, and its ETag is still the representation's own, so a conditional GET of an unchanged one gets 304.
+ */
+export function createRestRouter(routes: RestRoute[], responseCache: ResponseCache | undefined): RestRouter {
   const matchables = routes.map(matchable);
-  const known = new KeptAnswers<Representation>(representationBudget);
 
   async function execute(compiled: CompiledOperationRoute, variables: Record<string, unknown>, contextValue: unknown, enveloped: Enveloped) {
     const result = (await enveloped.execute({
@@ -248,29 +248,23 @@ export function createRestRouter(routes: RestRoute[], onLookup: (outcome: 'hit' 
       const context = (await enveloped.contextFactory()) as Context;
       refuseWithoutAccess(route, context);
       const params = Object.fromEntries(paramNames.map((name, index) => [name, decodeParam(found.match![index + 1]!)]));
-      const body = method === 'POST' || method === 'PATCH' ? parseJsonBody(request, rawBody) : undefined;
+      // A DELETE reads a body only when its route takes one (DELETE /v1/bookings/:id, its reason).
+      const body = method === 'POST' || method === 'PATCH' || (method === 'DELETE' && compiled.route.body) ? parseJsonBody(request, rawBody) : undefined;
       const variables = compiled.variablesOf({ params, query: url.searchParams, headers: request.headers, body });
 
-      // Kept from the second time a caller asks for the URL, as GraphQL answers are: a one-off read
-      // (a new page, a new filter) then costs neither the fingerprint read nor room. Fingerprints are
-      // read before the operation runs, so a representation is never filed under a newer one than its data.
-      const { fingerprints } = compiled;
-      const requestKey = fingerprints
-        ? // With the origin: Link headers name it.
-          createHash('sha256').update(callerOf(context.principal)).update('\0').update(url.origin).update(url.pathname).update(url.search).digest('base64url')
-        : undefined;
-      const representationKey = fingerprints && requestKey && known.askedBefore(requestKey) ? await answerKeyOf(context, fingerprints, requestKey) : undefined;
-      const sent = representationKey ? known.get(representationKey) : undefined;
-      if (requestKey) onLookup(sent ? 'hit' : 'miss');
-      if (sent) {
-        sendRepresentation(request, response, route, sent);
+      const cached =
+        responseCache && compiled.dataVersions
+          ? await responseCache.lookup<Context, Representation>('rest', context, compiled.dataVersions, restRequestKey(context.principal, url))
+          : undefined;
+      if (cached?.entry) {
+        sendRepresentation(request, response, route, cached.entry);
         return true;
       }
 
       const answer = answerOf(compiled, await execute(compiled, variables, context, enveloped), url);
       if (method === 'GET' && answer.status === 200) {
         const representation = representationOf(answer);
-        if (representationKey) known.set(representationKey, representation, representation.payload.length);
+        if (cached && responseCache) responseCache.store(cached.key, representation, representation.payload.length);
         sendRepresentation(request, response, route, representation);
         return true;
       }

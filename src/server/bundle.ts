@@ -7,7 +7,7 @@ import { projectPath } from '../shared/project-root.js';
  * to resolve and load the ~1,000 modules behind it. Code imported on demand (the migrator, the seed
  * data) becomes chunks of its own, loaded when used. Left as packages: those that find files beside
  * their own code (WASM, workers) and the large ones loaded only on demand. The code is not minified, so
- * stack traces name functions; `NODE_OPTIONS=--enable-source-maps` maps them to src/ (about 40 MB more).
+ * stack traces name functions; `NODE_OPTIONS=--enable-source-maps` maps them to src/, at a memory cost (BENCHMARKS.md).
  */
 export const serverEntry = projectPath('build/bundle/main.js');
 

@@ -14,7 +14,9 @@ import { requireReadMethod, sendPage } from './static-assets.js';
 
 export const graphiqlOptions: GraphiQLOptions = {
   title: 'hallowgate',
-  subscriptionsProtocol: 'WS',
+  // Subscriptions as server-sent events over fetch carry the Headers editor's Authorization like any
+  // request; GraphiQL's graphql-ws sends no headers in connection_init, so the socket is refused.
+  subscriptionsProtocol: 'SSE',
   defaultQuery: '# Put your API key in the Authorization header under Headers, then run:\n{\n  viewer { accountId scopes }\n}\n',
   defaultHeaders: '{\n  "Authorization": "Bearer <KEY_ID>.<SECRET>"\n}',
 };
@@ -78,7 +80,25 @@ async function loadAssets(): Promise<Map<string, Asset>> {
   const environment = `self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: function (moduleId, label) { return ${JSON.stringify(
     Object.fromEntries(Object.entries(workerPaths).map(([label, file]) => [label, assetPrefix + file])),
   )}[label]; } };\n`;
-  const start = `\n;YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), JSON.parse(document.getElementById('graphiql-options').textContent));\n`;
+  // GraphiQL fetches the schema once, with the headers it started with, and exposes no call to fetch
+  // it again: once the Headers editor holds JSON and typing pauses, its own re-fetch button is pressed
+  // (after a fetch still under way, whose headers may be old).
+  const start = `
+;(function () {
+  var options = JSON.parse(document.getElementById('graphiql-options').textContent);
+  var pending;
+  options.onEditHeaders = function (headers) {
+    clearTimeout(pending);
+    pending = setTimeout(function refetch() {
+      try { JSON.parse(headers || '{}'); } catch (incomplete) { return; }
+      var button = document.querySelector('button[aria-label^="Re-fetch GraphQL schema"]');
+      if (button && button.disabled) pending = setTimeout(refetch, 250);
+      else if (button) button.click();
+    }, 400);
+  };
+  YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), options);
+})();
+`;
   const favicon = bundle.favicon.replace(/^data:[^,]*;base64,/, '');
   return new Map([
     ['graphiql.js', asset(javascript, Buffer.from(environment + bundle.js + start))],

@@ -2,17 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { shouldRenderGraphiQL } from 'graphql-yoga';
-import type { UsageRecorder } from '../analytics/recorder.js';
-import { otherGraphQLRoute, trackResponse } from '../analytics/tracking.js';
+import { otherGraphQLRoute, type UsageRecorder } from '../analytics/recorder.js';
+import { trackResponse } from '../analytics/tracking.js';
 import type { AccessGate, GateRequest } from '../access/gate.js';
 import { unauthenticated } from '../access/keys.js';
 import { createContext, type AppServices, type Context } from '../graphql/context.js';
-import type { KeptGraphQLAnswers } from '../graphql/kept-answers.js';
 import { maskGraphQLError, wasLogged } from '../graphql/errors.js';
+import { resultMediaTypeFor } from '../graphql/over-http.js';
+import type { GraphQLResponseCache } from '../response-cache/graphql.js';
 import { matchedRouteOf, type RestRouter } from '../rest/router.js';
+import { fastPathUses, fastPaths } from '../fast-paths.js';
 import { AppError, databaseUnavailable, echoed } from '../shared/errors.js';
 import { readBody } from './body.js';
-import { plainGraphQLPost, runPlainPost } from './graphql-post.js';
+import { executeJsonPost, jsonPostOf } from './json-post.js';
 import type { Metrics } from './metrics.js';
 import { sendGraphiQLPage } from './graphiql.js';
 import { sendProblem } from './problem.js';
@@ -23,18 +25,24 @@ export interface HttpDependencies {
   services: AppServices;
   gate: AccessGate;
   yoga: Yoga;
-  /** GraphQL answers kept under data fingerprints: a plain POST for one is answered here, before Yoga. */
-  keptAnswers: KeptGraphQLAnswers;
+  /** The response cache's GraphQL side: a JSON POST with a cached response is answered here, before Yoga (fast paths json-post and response-cache); absent when response-cache is off. */
+  responseCache: GraphQLResponseCache | undefined;
   rest: RestRouter;
   /** Per-key usage analytics; absent when turned off. */
   usage?: UsageRecorder | undefined;
   maxBodyBytes: number;
   /** PUBLIC_URL: the origin of absolute URLs in answers; each request's own when absent. */
   publicUrl?: string | undefined;
-  isReady(): Promise<boolean>;
+  /** Whether the instance can serve (the database answers), and what each dependency's check said; within 2 s whatever hangs. */
+  readiness(): Promise<Readiness>;
   metrics: Metrics;
   /** Static assets (widget script, demo pages); false when the path is not one of them. */
   serveAsset?(request: IncomingMessage, response: ServerResponse, url: URL): Promise<boolean>;
+}
+
+export interface Readiness {
+  ready: boolean;
+  checks: { database: 'ok' | 'unavailable'; redis: 'ok' | 'degraded' | 'not_configured' };
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -44,9 +52,9 @@ function requestIdOf(request: IncomingMessage): string {
   return typeof sent === 'string' && requestIdPattern.test(sent) ? sent : `req_${randomUUID().replaceAll('-', '')}`;
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
+function sendJson(response: ServerResponse, status: number, body: unknown, mediaType = 'application/json'): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  response.writeHead(status, { 'content-type': `${mediaType}; charset=utf-8`, 'content-length': Buffer.byteLength(text) });
   response.end(text);
 }
 
@@ -97,10 +105,34 @@ async function writeFetchResponse(response: ServerResponse, fetchResponse: Respo
   response.end();
 }
 
+/** Whether the raw header list (name, value, name, value, …) has `name` more than once; cheaper than building headersDistinct. */
+function sendsSeveral(rawHeaders: readonly string[], name: string): boolean {
+  let seen = false;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]!.length === name.length && rawHeaders[index]!.toLowerCase() === name) {
+      if (seen) return true;
+      seen = true;
+    }
+  }
+  return false;
+}
+
+/** A refusal before GraphQL runs, in the media type a query's errors would come in, so GraphQL clients read its code as any error's. */
+function refuseGraphQL(request: IncomingMessage, response: ServerResponse, error: AppError): void {
+  for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+  sendJson(response, error.status, { errors: [maskGraphQLError(error).toJSON()] }, resultMediaTypeFor(request.headers.accept));
+}
+
 export function createRequestHandler(deps: HttpDependencies) {
   const { services, gate, yoga, rest } = deps;
+  // Off, every /graphql request goes through yoga.fetch, and cached responses (if on) are found by its plugin.
+  const executeJsonPosts = fastPaths['json-post'];
 
   async function admit(request: IncomingMessage, body: Buffer) {
+    // Node keeps the first of several Authorization headers, where a proxy in front may act on another.
+    if (sendsSeveral(request.rawHeaders, 'authorization')) {
+      throw new AppError('invalid_request', 'Send one Authorization header: several are ambiguous.');
+    }
     const gateRequest: GateRequest = {
       method: request.method ?? 'GET',
       // As sent, not re-serialized: HMAC signatures cover these exact bytes.
@@ -131,39 +163,51 @@ export function createRequestHandler(deps: HttpDependencies) {
         throw refusal;
       }
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
-      sendJson(response, error.status, { errors: [maskGraphQLError(error).toJSON()] });
+      const refusal = error instanceof AppError ? error : databaseUnavailable(error);
+      if (!refusal) throw error;
+      refuseGraphQL(request, response, refusal);
       return;
     }
     for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
     if (deps.usage && admission.principal?.kind === 'api_key') {
       trackResponse(deps.usage, response, admission.principal.keyId, () => graphqlRoutes.get(response) ?? otherGraphQLRoute, startedAt);
     }
-    const plainPost = plainGraphQLPost(method, request.headers, body);
-    // Shared with the context Yoga makes on a miss, so each fingerprint is still read once.
-    const fingerprintReads: Context['fingerprintReads'] = new Map();
-    const serverContext: ServerContext = { admission, requestId, fingerprintReads, operationRan: (route) => graphqlRoutes.set(response, route) };
-    if (plainPost) {
+    const jsonPost = executeJsonPosts ? jsonPostOf(method, request.headers, body) : undefined;
+    // Shared with the context Yoga makes on a miss, so each data version is still read once.
+    const dataVersionReads: Context['dataVersionReads'] = new Map();
+    const serverContext: ServerContext = { admission, requestId, dataVersionReads, operationRan: (route) => graphqlRoutes.set(response, route) };
+    if (jsonPost) {
       const sendAnswer = (answer: string) => {
-        response.writeHead(200, { 'content-type': `${plainPost.mediaType}; charset=utf-8`, 'content-length': Buffer.byteLength(answer) });
+        response.writeHead(200, { 'content-type': `${jsonPost.mediaType}; charset=utf-8`, 'content-length': Buffer.byteLength(answer) });
         response.end(answer);
       };
-      // Any failure (the database, say) is Yoga's to answer, as a GraphQL error.
-      const lookupContext = createContext(services, admission.principal, requestId, null, fingerprintReads);
-      const kept = await deps.keptAnswers.lookup(lookupContext, plainPost.params).catch(() => undefined);
-      if (kept) {
-        graphqlRoutes.set(response, kept.route);
-        sendAnswer(kept.body);
+      let cached;
+      // An unreachable database is answered at once: running the query would wait out its deadline a second time.
+      // Any other failure is Yoga's to answer, as a GraphQL error.
+      if (deps.responseCache) {
+        try {
+          cached = await deps.responseCache.lookup(createContext(services, admission.principal, requestId, null, dataVersionReads), jsonPost.params);
+        } catch (error) {
+          const unavailable = databaseUnavailable(error);
+          if (unavailable) {
+            refuseGraphQL(request, response, unavailable);
+            return;
+          }
+        }
+      }
+      if (cached) {
+        graphqlRoutes.set(response, cached.route);
+        sendAnswer(cached.body);
         return;
       }
-      // As Yoga hands its envelop the request's params (the kept-answers plugin keys by the text sent).
-      const ran = await runPlainPost(yoga.getEnveloped({ ...serverContext, params: plainPost.params }), plainPost.params);
-      if (ran && 'body' in ran) {
-        sendAnswer(ran.body);
+      // As Yoga hands its envelop the request's params (the response cache's plugin keys by the text sent).
+      const execution = await executeJsonPost(yoga.getEnveloped({ ...serverContext, params: jsonPost.params }), jsonPost.params);
+      if (execution) fastPathUses['json-post']++;
+      if (execution && 'body' in execution) {
+        sendAnswer(execution.body);
         return;
       }
-      serverContext.ranBefore = ran;
+      serverContext.jsonPostExecution = execution;
     }
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
@@ -204,8 +248,8 @@ export function createRequestHandler(deps: HttpDependencies) {
       const path = url.pathname;
       if (path === '/healthz') return sendJson(response, 200, { status: 'ok' });
       if (path === '/readyz') {
-        const ready = await deps.isReady();
-        return sendJson(response, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable' });
+        const { ready, checks } = await deps.readiness();
+        return sendJson(response, ready ? 200 : 503, { status: ready ? 'ready' : 'unavailable', checks });
       }
       if (path === '/metrics') {
         const body = await deps.metrics.render();

@@ -11,13 +11,16 @@ export interface Metrics {
   rateLimited(plan: string): void;
   subscriptionStarted(): void;
   subscriptionEnded(): void;
-  /** A read with a data fingerprint was answered from a kept answer (hit) or by running it (miss). */
-  keptAnswer(surface: 'graphql' | 'rest', outcome: 'hit' | 'miss'): void;
+  /** A cacheable request was answered from the response cache (hit) or by running its operation (miss). */
+  responseCacheLookup(surface: 'graphql' | 'rest', outcome: 'hit' | 'miss'): void;
 }
 
 const maxOperationLabels = 200;
 
-export function createMetrics(sources: { pendingDeliveries(): Promise<number> }): Metrics {
+export function createMetrics(sources: {
+  /** Settles within a deadline, so a scrape never waits for a hung database. */
+  pendingDeliveries(): Promise<number>;
+}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -48,14 +51,15 @@ export function createMetrics(sources: { pendingDeliveries(): Promise<number> })
     name: 'hallowgate_webhook_queue_depth',
     help: 'Webhook deliveries waiting to be sent or retried (all instances share the queue).',
     registers: [registry],
-    // A scrape must still answer while the database is down (that is when it matters): NaN, unknown.
+    // A scrape must still answer while the database is down or hung (that is when it matters): the
+    // source settles within its deadline, NaN (unknown) when the database did not answer.
     async collect() {
       this.set(await sources.pendingDeliveries().catch(() => Number.NaN));
     },
   });
-  const keptAnswers = new Counter({
-    name: 'hallowgate_kept_answers_total',
-    help: 'Reads with a data fingerprint, answered from a kept answer (hit) or by running the operation (miss).',
+  const responseCacheLookups = new Counter({
+    name: 'hallowgate_response_cache_lookups_total',
+    help: 'Cacheable requests, answered from the response cache (hit) or by running the operation (miss).',
     labelNames: ['surface', 'outcome'] as const,
     registers: [registry],
   });
@@ -79,6 +83,6 @@ export function createMetrics(sources: { pendingDeliveries(): Promise<number> })
     rateLimited: (plan) => rateLimitRejections.inc({ plan }),
     subscriptionStarted: () => subscriptions.inc(),
     subscriptionEnded: () => subscriptions.dec(),
-    keptAnswer: (surface, outcome) => keptAnswers.inc({ surface, outcome }),
+    responseCacheLookup: (surface, outcome) => responseCacheLookups.inc({ surface, outcome }),
   };
 }

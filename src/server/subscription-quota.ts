@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { credentialIdOf } from '../access/principal.js';
 import type { Context } from '../graphql/context.js';
 import { maskGraphQLError } from '../graphql/errors.js';
 import { AppError } from '../shared/errors.js';
+import { connectRedis, unhurriedCommandTimeoutMs } from '../shared/redis.js';
 import { endableStream } from '../shared/streams.js';
 
 /** Open subscriptions one graphql-ws socket may carry, and one credential may hold across all instances. */
@@ -14,7 +15,7 @@ export const subscriptionLimits = { perSocket: 100, perCredential: 1000 };
 
 /** Counts the open subscriptions of each credential, across instances when Redis is shared. */
 export interface SubscriptionQuota {
-  /** Takes one of `subject`'s slots for `holder` (unique on this instance); false when all are taken. */
+  /** Takes one of `subject`'s slots for `holder` (unique on this instance); false when all are taken, or when `holder` was released before the take completed (nothing is then held). */
   take(subject: string, holder: string): Promise<boolean>;
   release(subject: string, holder: string): Promise<void>;
   close(): Promise<void>;
@@ -68,15 +69,17 @@ type QuotaRedis = Redis & {
 };
 
 function createRedisQuota(redisUrl: string, limit: number, logger: Logger): SubscriptionQuota {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 }) as QuotaRedis;
+  const redis = connectRedis(redisUrl, { commandTimeoutMs: unhurriedCommandTimeoutMs }) as QuotaRedis;
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'subscription quota: Redis error'));
   redis.defineCommand('takeSubscriptionSlot', { numberOfKeys: 1, lua: takeScript });
   redis.defineCommand('renewSubscriptionSlots', { numberOfKeys: 1, lua: renewScript });
   const instance = randomUUID();
   const keyOf = (subject: string) => `hallowgate:subscriptions:${subject}`;
   const memberOf = (holder: string) => `${instance}:${holder}`;
-  /** The members this instance holds, per credential, to renew their leases. */
+  /** The members this instance holds, per credential, to renew their leases: only those taken and not yet released. */
   const held = new Map<string, Set<string>>();
+  /** Members whose take is on its way to Redis, with whether they were released meanwhile. */
+  const taking = new Map<string, { released: boolean }>();
 
   const renewal = setInterval(() => {
     for (const [subject, members] of held) {
@@ -87,21 +90,34 @@ function createRedisQuota(redisUrl: string, limit: number, logger: Logger): Subs
 
   return {
     async take(subject, holder) {
+      const member = memberOf(holder);
+      const pending = { released: false };
+      taking.set(member, pending);
       try {
-        if ((await redis.takeSubscriptionSlot(keyOf(subject), memberOf(holder), limit, leaseMs)) !== 1) return false;
+        if ((await redis.takeSubscriptionSlot(keyOf(subject), member, limit, leaseMs)) !== 1) return false;
       } catch (error) {
         // Redis down: the subscription goes ahead (each socket still carries at most its own limit).
         logger.warn({ err: error }, 'subscription quota: Redis unavailable, not counted');
         return true;
+      } finally {
+        taking.delete(member);
       }
-      held.set(subject, (held.get(subject) ?? new Set<string>()).add(memberOf(holder)));
+      if (pending.released) {
+        // Released while the take was on its way (its socket closed): the place goes back at once instead of being renewed for ever.
+        await redis.zrem(keyOf(subject), member).catch(() => undefined);
+        return false;
+      }
+      held.set(subject, (held.get(subject) ?? new Set<string>()).add(member));
       return true;
     },
     async release(subject, holder) {
+      const member = memberOf(holder);
+      const pending = taking.get(member);
+      if (pending) pending.released = true;
       const members = held.get(subject);
-      members?.delete(memberOf(holder));
+      members?.delete(member);
       if (members?.size === 0) held.delete(subject);
-      await redis.zrem(keyOf(subject), memberOf(holder)).catch(() => undefined);
+      await redis.zrem(keyOf(subject), member).catch(() => undefined);
     },
     async close() {
       clearInterval(renewal);

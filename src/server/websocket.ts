@@ -6,11 +6,13 @@ import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { AccessGate, Admission } from '../access/gate.js';
+import { unauthenticated } from '../access/keys.js';
 import { credentialIdOf } from '../access/principal.js';
 import type { OpenConnections } from '../access/revocation.js';
 import type { UsageRecorder } from '../analytics/recorder.js';
-import { graphqlRouteOf, otherGraphQLRoute } from '../analytics/tracking.js';
-import { maskGraphQLError } from '../graphql/errors.js';
+import { otherGraphQLRoute } from '../analytics/recorder.js';
+import { graphqlRouteOf } from '../analytics/tracking.js';
+import { maskSocketError } from '../graphql/errors.js';
 import { paramsRefusal } from '../graphql/limits.js';
 import { AppError, databaseUnavailable } from '../shared/errors.js';
 import { subscriptionLimits, tooManySubscriptions, type SubscriptionQuota } from './subscription-quota.js';
@@ -36,7 +38,12 @@ type SocketExtra = Extra & {
   requestId?: string;
   /** The socket's open subscriptions, by operation id, each with what frees its slot. */
   subscriptions?: Map<string, () => Promise<void>>;
+  /** Set when the socket has closed: subscribes still being admitted then take no slot. */
+  closed?: boolean;
 };
+
+/** What a subscribe still being admitted when its socket closed (or its client completed it) answers; the client is no longer listening. */
+const subscriptionGone = () => new GraphQLError('The subscription ended before it started.');
 
 /**
  * A socket that keeps a client's oversized message to itself: ws has already closed it with 1009
@@ -79,14 +86,22 @@ export function attachGraphQLWebSocket(
 
   /** Opens a subscription's slot on its socket and its credential; the refusal when either is full. */
   async function openSubscription(extra: SocketExtra, id: string): Promise<GraphQLError[] | undefined> {
+    if (extra.closed) return [subscriptionGone()];
     const open = (extra.subscriptions ??= new Map());
     if (open.size >= subscriptionLimits.perSocket) return [tooManySubscriptions(`A socket carries at most ${subscriptionLimits.perSocket} subscriptions.`)];
     const { principal } = extra.admission!;
     const subject = credentialIdOf(principal!);
     const holder = `${extra.requestId}:${id}`;
+    const release = () => quota.release(subject, holder);
     // Held before the wait, so concurrent subscribes on this socket cannot pass the socket's limit together.
-    open.set(id, () => quota.release(subject, holder));
-    if (await quota.take(subject, holder)) return undefined;
+    open.set(id, release);
+    const taken = await quota.take(subject, holder);
+    if (open.get(id) !== release) {
+      // Closed or completed during the wait, which released what was held then: so is what was taken since.
+      if (taken) void release();
+      return [subscriptionGone()];
+    }
+    if (taken) return undefined;
     open.delete(id);
     return [tooManySubscriptions(`A credential holds at most ${subscriptionLimits.perCredential} open subscriptions.`)];
   }
@@ -148,10 +163,12 @@ export function attachGraphQLWebSocket(
           if (principal) {
             try {
               await gate.meter(extra.admission!);
+              // Revoked, rotated or expired since the socket opened (announced or not): the socket closes with 4403 and nothing runs.
+              if (!(await openConnections.stillValid(principal))) throw unauthenticated('The credential is no longer valid.');
             } catch (error) {
               if (error instanceof AppError) {
                 recordStart(error.status);
-                return [maskGraphQLError(error)];
+                return [maskSocketError(error)];
               }
               throw error;
             }
@@ -178,12 +195,12 @@ export function attachGraphQLWebSocket(
             // A syntax error (or a document over the token limit) fails this operation, not the socket.
             if (!(error instanceof GraphQLError)) throw error;
             recordStart(400);
-            return [maskGraphQLError(error)];
+            return [maskSocketError(error)];
           }
           const errors = enveloped.validate(enveloped.schema, document);
           if (errors.length > 0) {
             recordStart(400);
-            return errors.map((error: GraphQLError) => maskGraphQLError(error));
+            return errors.map((error: GraphQLError) => maskSocketError(error));
           }
           const operation = getOperationAST(document, payload.operationName);
           if (operation?.operation === 'subscription') {
@@ -207,12 +224,13 @@ export function attachGraphQLWebSocket(
           // Our failure: this operation answers internal_error (or service_unavailable) and the socket goes on.
           const extra = ctx.extra as SocketExtra;
           options.logger.error({ err: error, request_id: extra.requestId }, 'graphql-ws operation failed');
-          return [maskGraphQLError(databaseUnavailable(error) ?? error, extra.requestId)];
+          return [maskSocketError(databaseUnavailable(error) ?? error, extra.requestId)];
         }
       },
       onComplete: (ctx, id) => closeSubscription(ctx.extra as SocketExtra, id),
       onClose: (ctx) => {
         const extra = ctx.extra as SocketExtra;
+        extra.closed = true;
         for (const id of [...(extra.subscriptions?.keys() ?? [])]) closeSubscription(extra, id);
       },
       execute: (args) => (args.rootValue as Pick<Enveloped, 'execute'>).execute(args),

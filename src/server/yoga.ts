@@ -6,43 +6,26 @@ import { useStreamRevocation, type OpenConnections } from '../access/revocation.
 import { createContext, type AppServices, type Context } from '../graphql/context.js';
 import { useDocumentErrorCodes, useServerErrorLog, maskGraphQLError, yogaLogLevel } from '../graphql/errors.js';
 import { useInputCoercion } from '../graphql/input-coercion.js';
-import type { KeptGraphQLAnswers } from '../graphql/kept-answers.js';
 import { useCompiledExecution } from '../graphql/compiled-execution.js';
-import { useAnswerSizeLimit, useQueryLimits, useRequestParams } from '../graphql/limits.js';
+import { useAnswerSizeLimit, useOperationTimeBudget, useQueryLimits, useRequestParams } from '../graphql/limits.js';
 import { useSubscriptionFanOut } from '../graphql/subscription-fan-out.js';
 import { schema } from '../graphql/schema.js';
 import { useHttpSubscriptionTransports } from '../events/http-subscriptions.js';
 import { lastEventIdOf, useResumableServerSentEvents } from '../events/sse-resume.js';
+import { fastPaths } from '../fast-paths.js';
+import type { GraphQLResponseCache } from '../response-cache/graphql.js';
 import { AppError } from '../shared/errors.js';
 import { endableStream } from '../shared/streams.js';
-import type { PlainPostRun } from './graphql-post.js';
+import { useJsonPostExecution, type JsonPostExecuted } from './json-post.js';
 import type { Metrics } from './metrics.js';
 import { useSubscriptionQuota, type SubscriptionQuota, type SubscriptionSlot } from './subscription-quota.js';
 
 /** What the HTTP layer hands Yoga for each request, after the access gate let it through. */
-export interface ServerContext extends OperationRouteListener, SubscriptionSlot {
+export interface ServerContext extends OperationRouteListener, SubscriptionSlot, JsonPostExecuted {
   admission: Admission;
   requestId: string;
-  /** Data fingerprints the HTTP layer already read for this request (looking up a kept answer). */
-  fingerprintReads?: Context['fingerprintReads'];
-  /** A plain POST the HTTP layer ran already (runPlainPost) and leaves to Yoga to answer. */
-  ranBefore?: Exclude<PlainPostRun, { body: string }> | undefined;
-}
-
-/** Answers what the HTTP layer ran already (a result with errors, say) as Yoga answers it, without running it again. */
-function useRanBefore(): Plugin<Context, ServerContext> {
-  return {
-    onParams: ({ context, setResult, setParamsHandler }) => {
-      const ran = context.ranBefore;
-      if (!ran) return;
-      if ('result' in ran) setResult(ran.result);
-      // Thrown where Yoga's own run would have thrown it, so it is masked and answered the same way.
-      else
-        setParamsHandler(() => {
-          throw ran.error;
-        });
-    },
-  };
+  /** Data versions the HTTP layer already read for this request (looking up a cached response). */
+  dataVersionReads?: Context['dataVersionReads'];
 }
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;
@@ -84,16 +67,18 @@ export function createGraphQLServer(
   metrics: Metrics,
   openConnections: OpenConnections,
   subscriptionQuota: SubscriptionQuota,
-  keptAnswers: KeptGraphQLAnswers,
+  /** Absent when the response-cache fast path is off. */
+  responseCache: GraphQLResponseCache | undefined,
   /** Where automatic persisted queries are registered; this process's memory when absent. */
   persistedQueries?: APQStore,
 ): Yoga {
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    context: ({ admission, requestId, request, fingerprintReads }) => createContext(services, admission.principal, requestId, lastEventIdOf(request), fingerprintReads),
+    context: ({ admission, requestId, request, dataVersionReads }) => createContext(services, admission.principal, requestId, lastEventIdOf(request), dataVersionReads),
+    // The fast paths (src/fast-paths.ts) are plugged in only when HALLOWGATE_FAST_PATHS keeps them on.
     plugins: [
-      useRanBefore(),
+      ...(fastPaths['json-post'] ? [useJsonPostExecution()] : []),
       useRequestParams(),
       // After the params' own checks, before anything reads the document: a request that sends only
       // a hash gets its registered document here, and a document sent with its hash is registered.
@@ -102,9 +87,9 @@ export function createGraphQLServer(
       useServerErrorLog(),
       useDocumentErrorCodes(),
       useInputCoercion(),
-      // Before the limits' per-request checks: a kept answer was asked before with the same
-      // operation, variables and caller, so it passed them then, and it is far under the answer limit.
-      keptAnswers.plugin(),
+      // Before the limits' per-request checks: a cached response was asked for before with the same
+      // operation, variables and session, so it passed them then, and it is far under the answer limit.
+      ...(responseCache ? [responseCache.plugin()] : []),
       useQueryLimits(),
       useResumableServerSentEvents(),
       useSubscriptionFanOut(),
@@ -116,8 +101,9 @@ export function createGraphQLServer(
       useRefusalStatus(),
       useStreamRevocation(openConnections),
       useAnswerSizeLimit(),
-      // Last: it runs the operation with the arguments every plugin before it has settled.
-      useCompiledExecution(),
+      // Last but the budget: it runs the operation with the arguments every plugin before it has settled.
+      ...(fastPaths['compiled-execution'] ? [useCompiledExecution()] : []),
+      useOperationTimeBudget(),
     ],
     maskedErrors: { maskError: (error) => maskGraphQLError(error) },
     // Served by the HTTP layer from the gateway's own files (src/server/graphiql.ts), under its own CSP.

@@ -25,14 +25,19 @@ export const statusForCode = {
   not_acceptable: 406,
   booking_cancelled: 409,
   slot_full: 409,
+  hold_expired: 409,
   idempotency_key_in_use: 409,
   delivery_pending: 409,
   key_revoked: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,
   idempotency_key_reused: 422,
   too_many_endpoints: 422,
+  too_many_alert_rules: 422,
+  too_many_holds: 422,
+  too_many_waitlist_entries: 422,
   rate_limited: 429,
   too_many_subscriptions: 429,
   query_too_complex: 400,
@@ -50,6 +55,7 @@ const titleForStatus: Record<number, string> = {
   405: 'Method Not Allowed',
   406: 'Not Acceptable',
   409: 'Conflict',
+  412: 'Precondition Failed',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
@@ -98,22 +104,51 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(statusForCode, value);
 }
 
-const unreachableDatabaseCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', '57P01', '57P02', '57P03', 'P1001', 'P1002', 'P1017', 'P2024']);
+/**
+ * Unreachable, or past a deadline (src/db/connection.ts): 57014 is a statement PostgreSQL cancelled
+ * at statement_timeout, 25P03 a transaction it ended at idle_in_transaction_session_timeout, P2028
+ * a Prisma transaction past its maxWait or timeout, "Query read timeout" a server that did not answer.
+ */
+const unreachableDatabaseCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  '57014',
+  '57P01',
+  '57P02',
+  '57P03',
+  '25P03',
+  'P1001',
+  'P1002',
+  'P1008',
+  'P1017',
+  'P2024',
+  'P2028',
+]);
 const unreachableDatabaseMessage =
-  /connection terminated|connection ended unexpectedly|can't reach database server|timeout exceeded when trying to connect|terminating connection due to administrator command|the database system is (starting up|shutting down)/i;
+  /connection terminated|connection ended unexpectedly|can't reach database server|timeout exceeded when trying to connect|terminating connection due to (administrator command|idle-in-transaction timeout)|the database system is (starting up|shutting down)|query read timeout|canceling statement due to statement timeout|client (was closed|has encountered a connection error) and is not queryable/i;
 
 /**
  * A 503 for an error that means the database cannot be reached right now (a restart, a partition,
- * an exhausted pool), looked for through the error's causes; undefined for any other error.
+ * an exhausted pool, a hung server past a deadline), looked for through the error's causes;
+ * undefined for any other error.
  */
 export function databaseUnavailable(error: unknown): AppError | undefined {
+  const unreachable = someCause(error, (cause) => {
+    const code = (cause as { code?: unknown }).code;
+    return (typeof code === 'string' && unreachableDatabaseCodes.has(code)) || unreachableDatabaseMessage.test(cause.message);
+  });
+  return unreachable ? new AppError('service_unavailable', 'The database is unavailable; retry shortly.', { headers: { 'retry-after': '5' } }) : undefined;
+}
+
+/** Whether `error` or one of its causes (a driver's error wrapped by Prisma's) is one `matches` names. */
+export function someCause(error: unknown, matches: (cause: Error) => boolean): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if ((typeof code === 'string' && unreachableDatabaseCodes.has(code)) || unreachableDatabaseMessage.test(current.message)) {
-      return new AppError('service_unavailable', 'The database is unavailable; retry shortly.', { headers: { 'retry-after': '5' } });
-    }
+    if (matches(current)) return true;
     current = (current as { cause?: unknown; originalError?: unknown }).cause ?? (current as { originalError?: unknown }).originalError;
   }
-  return undefined;
+  return false;
 }

@@ -17,6 +17,8 @@ export const idPrefixes = {
   webhookAttempt: 'wha',
   alertRule: 'alr',
   usageAlert: 'ual',
+  hold: 'hold',
+  waitlistEntry: 'wle',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

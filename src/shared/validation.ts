@@ -36,15 +36,22 @@ function withoutNulls(value: unknown): unknown {
   );
 }
 
-/** Parses `input` or throws 422 validation_failed with one field error per problem, paths in GraphQL names (`customer.email`, `allowedOrigins.0`). */
-export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
+/** Checks `input` against `schema`: its parsed value, or one field error per problem, paths in GraphQL names (`customer.email`, `allowedOrigins.0`). */
+export function checkInput<Schema extends z.ZodType>(schema: Schema, input: unknown): { success: true; data: z.output<Schema> } | { success: false; fieldErrors: FieldError[] } {
   const given = withoutNulls(input);
   const result = schema.safeParse(given);
-  if (result.success) return result.data;
+  if (result.success) return { success: true, data: result.data };
   const fieldErrors: FieldError[] = result.error.issues.map((issue) => ({
     field: issue.path.join('.') || '(body)',
     code: fieldErrorCode(issue, given),
     message: issue.message,
   }));
-  throw validationFailed(fieldErrors);
+  return { success: false, fieldErrors };
+}
+
+/** Parses `input` or throws 422 validation_failed with one field error per problem. */
+export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
+  const result = checkInput(schema, input);
+  if (result.success) return result.data;
+  throw validationFailed(result.fieldErrors);
 }

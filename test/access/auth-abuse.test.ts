@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -71,6 +72,24 @@ describe('failed authentications per client address', () => {
     forgetCredential(good.keyId);
     expect((await callFrom(attacker, good.key)).status).toBe(200);
     expect((await callFrom(newAddress(), unknownKey())).status).toBe(401);
+  });
+
+  it('past the limit of one key id, verifies nothing: its right secret gets the same 429 as wrong guesses', async () => {
+    const attacker = newAddress();
+    const target = await server.createKey();
+    const other = await server.createKey();
+    // Both known and cached: a lookup would cost nothing, and yet the target's secret must not be checked.
+    expect((await callFrom(attacker, target.key)).status).toBe(200);
+    expect((await callFrom(attacker, other.key)).status).toBe(200);
+    const wrongSecret = () => `${target.keyId}.sk_${randomBytes(16).toString('hex')}`;
+    const failures = await Promise.all(Array.from({ length: failedAuthenticationsPerMinute }, () => callFrom(attacker, wrongSecret())));
+    expect(failures.map((failure) => failure.status)).toEqual(Array(failedAuthenticationsPerMinute).fill(401));
+
+    const guesses = [await callFrom(attacker, wrongSecret()), await callFrom(attacker, target.key), await callFrom(attacker, wrongSecret())];
+    expect(guesses.map(({ status, code }) => ({ status, code }))).toEqual(Array(3).fill({ status: 429, code: 'rate_limited' }));
+    // Another good key from that address, and the same key from another, are unaffected.
+    expect((await callFrom(attacker, other.key)).status).toBe(200);
+    expect((await callFrom(newAddress(), target.key)).status).toBe(200);
   });
 
   it('remembers unknown ids, so repeating one costs no lookup after the first, like a known one', async () => {
@@ -158,5 +177,36 @@ describe("a widget token's budget per client address", () => {
     // The connection takes one request of the share of 2, the first subscribe the other.
     expect(await subscriptionOutcomes(token, newAddress(), 3)).toEqual(['insufficient_scope', 'rate_limited', 'rate_limited']);
     expect((await callFrom(newAddress(), token, { origin: shop })).status).toBe(200);
+  });
+});
+
+describe('several Authorization headers', () => {
+  /** fetch() would fold them into one line; node:http sends each as given. */
+  function sendTwice(path: string, authorizations: string[]): Promise<{ status: number; contentType: string; body: string }> {
+    return new Promise((resolve, reject) => {
+      const request = httpRequest(
+        `${server.url}${path}`,
+        { headers: ['host', new URL(server.url).host, ...authorizations.flatMap((value) => ['authorization', value]), 'accept', 'application/json'] },
+        (response) => {
+          let body = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, contentType: response.headers['content-type'] ?? '', body }));
+        },
+      );
+      request.on('error', reject).end();
+    });
+  }
+
+  it('are refused with 400 before either is used, on REST and GraphQL', async () => {
+    const good = await server.createKey();
+    const lookups = await lookupsDuring(async () => {
+      const rest = await sendTwice('/api/v1/categories', [`Bearer ${good.key}`, 'Bearer key_other.sk_another_secret_value']);
+      expect(rest).toMatchObject({ status: 400, contentType: 'application/problem+json' });
+      expect(JSON.parse(rest.body)).toMatchObject({ code: 'invalid_request', detail: expect.stringContaining('one Authorization header') });
+      const graphql = await sendTwice(`/graphql?query=${encodeURIComponent(typename)}`, [`Bearer ${good.key}`, `Bearer ${good.key}`]);
+      expect(graphql.status).toBe(400);
+      expect(JSON.parse(graphql.body).errors[0].extensions.code).toBe('invalid_request');
+    });
+    expect(lookups).toBe(0);
   });
 });

@@ -1,11 +1,16 @@
 import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.js';
 import { openTestDatabase } from '../support/database.js';
 import { apiClient } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
-import { postgresUrlOf, runCli } from './processes.js';
+import { postgresUrlOf, projectRoot, runCli } from './processes.js';
 import { postGraphQL } from './requests.js';
 
 const postgresUrl = await requireService('postgres');
@@ -28,6 +33,93 @@ describe('hallowgate CLI: setup problems', () => {
     const result = await runCli(['keys', 'explode'], { DATABASE_URL: 'postgres://nowhere/none' });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Usage: hallowgate');
+  });
+});
+
+describe('hallowgate CLI: a server it cannot use', () => {
+  const oneLine = (stderr: string) => stderr.trim().split('\n');
+  const operatorKey = 'key_ops.123e4567-e89b-12d3-a456-426614174000';
+
+  it('says first that ADMIN_API_KEY is not set, before sending anything, and exits 2', async () => {
+    const result = await runCli(['accounts', 'list', '--server', 'http://127.0.0.1:9'], {});
+    expect(result.code).toBe(2);
+    expect(oneLine(result.stderr)).toEqual([
+      'hallowgate: ADMIN_API_KEY is not set: the server at http://127.0.0.1:9 takes only the operator key it was started with (ADMIN_API_KEY=… npm start); export ADMIN_API_KEY with that value, or pass --admin-key.',
+    ]);
+  });
+
+  it('names the URL where nothing listens, and exits 1', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const result = await runCli(['accounts', 'list', '--server', `http://127.0.0.1:${port}`], { ADMIN_API_KEY: operatorKey });
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toEqual([
+      `hallowgate: nothing listens at http://127.0.0.1:${port} (connection refused): start the server (npm start) or fix --server / HALLOWGATE_URL`,
+    ]);
+  });
+
+  it('names a host that DNS does not know, and exits 1', async () => {
+    const result = await runCli(['accounts', 'list'], { HALLOWGATE_URL: 'http://hallowgate.invalid:4000', ADMIN_API_KEY: operatorKey });
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toEqual([expect.stringMatching(/^hallowgate: the host of http:\/\/hallowgate\.invalid:4000 (is not known|could not be looked up) \(DNS/)]);
+  });
+
+  describe('a server that accepts connections but never answers, or answers something else', () => {
+    const silent = net.createServer(() => undefined);
+    const notHallowgate = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<h1>It works</h1>'));
+    const urlOf = (server: net.Server) => `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    beforeAll(async () => {
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      await new Promise<void>((resolve) => notHallowgate.listen(0, '127.0.0.1', resolve));
+    });
+    afterAll(() => {
+      silent.close();
+      notHallowgate.close();
+    });
+
+    it('gives up at the deadline, saying so, and exits 1', async () => {
+      const started = Date.now();
+      const result = await runCli(['accounts', 'list', '--server', urlOf(silent), '--timeout', '1'], { ADMIN_API_KEY: operatorKey });
+      expect(result.code).toBe(1);
+      expect(oneLine(result.stderr)).toEqual([`hallowgate: the server at ${urlOf(silent)} did not answer within 1 s: check that it is not stuck, or raise --timeout`]);
+      // The process start (tsx when build/ is stale) comes on top of the one second; the point is that it ends.
+      expect(Date.now() - started).toBeLessThan(30_000);
+    });
+
+    it('says that an answer which is not JSON comes from something else than hallowgate, and exits 1', async () => {
+      const result = await runCli(['accounts', 'list', '--server', urlOf(notHallowgate)], { ADMIN_API_KEY: operatorKey });
+      expect(result.code).toBe(1);
+      expect(oneLine(result.stderr)).toEqual([
+        `hallowgate: the server at ${urlOf(notHallowgate)} answered 200 with text/html, not JSON: is it a hallowgate server? Check --server / HALLOWGATE_URL`,
+      ]);
+    });
+  });
+});
+
+describe('hallowgate CLI: a build older than the sources', () => {
+  // A copy of the project's layout whose build stamp is older than every source: bin/ copied, the rest linked.
+  const root = mkdtempSync(join(tmpdir(), 'hallowgate-stale-build-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('is reported in one line on stderr, naming npm run build, and the sources run meanwhile', async () => {
+    mkdirSync(join(root, 'bin'));
+    mkdirSync(join(root, 'build'));
+    for (const file of ['hallowgate.js', 'build-stamp.js']) copyFileSync(join(projectRoot, 'bin', file), join(root, 'bin', file));
+    for (const linked of ['src', 'node_modules', 'package.json']) symlinkSync(join(projectRoot, linked), join(root, linked));
+    symlinkSync(join(projectRoot, 'build/cli'), join(root, 'build/cli'));
+    writeFileSync(join(root, 'build/.built'), '');
+    utimesSync(join(root, 'build/.built'), new Date(0), new Date(0));
+
+    const result = await runCli(['accounts', 'list', '--server', 'http://127.0.0.1:9'], {}, { cliEntry: join(root, 'bin/hallowgate.js') });
+    expect(result.code).toBe(2);
+    const [stale, ...rest] = result.stderr.trim().split('\n');
+    expect(stale).toMatch(/^hallowgate: build\/ is older than src\/\S+: run npm run build to start in a second; running the sources through tsx meanwhile \(slower\)$/);
+    // The command itself then ran, from the sources.
+    expect(rest).toEqual([expect.stringMatching(/^hallowgate: ADMIN_API_KEY is not set/)]);
   });
 });
 
@@ -139,10 +231,25 @@ describe('hallowgate CLI against a running server (--server, the admin routes)',
     const result = await runCli(['keys', 'create', '--account', 'acct_missing', '--plan', 'free', '--scopes', 'directory:read'], env);
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stderr.slice(0, result.stderr.lastIndexOf('}') + 1))).toMatchObject({ status: 422, code: 'validation_failed' });
+  });
 
+  it('says that the server refused the operator key, and which setting to fix, in one line with exit 1', async () => {
     const wrongKey = await runCli(['keys', 'list'], { ...env, ADMIN_API_KEY: 'key_wrongwrong.sk_wrongwrongwrongwrong' });
     expect(wrongKey.code).toBe(1);
-    expect(wrongKey.stderr).toContain('unauthenticated');
+    expect(wrongKey.stderr).toBe(
+      `hallowgate: the server at ${server.url} refused the operator key (401 unauthenticated: The API key is not valid.): set ADMIN_API_KEY to the key the server was started with (ADMIN_API_KEY=… npm start)\n`,
+    );
+
+    const given = await runCli(['keys', 'list', '--admin-key', 'key_wrongwrong.sk_wrongwrongwrongwrong'], { HALLOWGATE_URL: server.url });
+    expect(given.code).toBe(1);
+    expect(given.stderr).toMatch(/refused the operator key .*: set --admin-key to the key the server was started with/);
+
+    const reader = await server.createKey({ scopes: ['directory:read'] });
+    const notOperator = await runCli(['accounts', 'list'], { ...env, ADMIN_API_KEY: reader.key });
+    expect(notOperator.code).toBe(1);
+    expect(notOperator.stderr).toMatch(
+      /^hallowgate: the key in ADMIN_API_KEY is not an operator key \(403 insufficient_scope: .*\): set ADMIN_API_KEY to the key the server was started with \(ADMIN_API_KEY=… npm start\), or use a key with the admin scope\n$/,
+    );
   });
 });
 

@@ -14,6 +14,8 @@ export interface ProcessOptions {
   cwd?: string;
   /** Run the built server (build/bundle/main.js, what `npm start` runs) with plain node instead of the sources through tsx. */
   built?: boolean;
+  /** The CLI's entry script, for a copy of the project laid out differently; bin/hallowgate.js of this one unless given. */
+  cliEntry?: string;
 }
 
 export interface Finished {
@@ -27,7 +29,7 @@ export function runCli(args: string[], env: Record<string, string>, options: Pro
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [join(projectRoot, 'bin/hallowgate.js'), ...args],
+      [options.cliEntry ?? join(projectRoot, 'bin/hallowgate.js'), ...args],
       { cwd: options.cwd ?? projectRoot, env: { PATH: process.env['PATH'] ?? '', SECRETS_KEY: testSecretsKey, ...env }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
     );
@@ -51,6 +53,18 @@ export class ServerExitedEarly extends Error {
   ) {
     super(message);
   }
+}
+
+/** Starts one server process for each environment, together; if any fails, stops those that came up (no orphan) and rejects. */
+export async function startServerProcesses(envs: Record<string, string>[]): Promise<ServerProcess[]> {
+  const started = await Promise.allSettled(envs.map((env) => startServerProcess(env)));
+  const servers = started.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  const failure = started.find((outcome) => outcome.status === 'rejected');
+  if (failure) {
+    await Promise.all(servers.map((server) => server.stop()));
+    throw failure.reason;
+  }
+  return servers;
 }
 
 /**

@@ -1,13 +1,13 @@
-import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionsActive } from '../support/metrics.js';
-import { webSocketFrom } from '../support/websocket.js';
 import { createApiKey, newApiKeyCredentials } from '../../src/access/keys.js';
 import { newId } from '../../src/shared/ids.js';
 import { apiClient, futureSlot } from '../support/http.js';
 import { testSecretsKey } from '../support/secrets.js';
+import type { App } from '../../src/app.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
+import { closeOpenConnections, openEventStream, openSocket, type Payload } from './connections.js';
 import { postgresUrlOf, runCli } from './processes.js';
 import { bearer } from './requests.js';
 import { openService } from '../support/bookable.js';
@@ -17,87 +17,8 @@ const postgresUrl = await requireService('postgres');
 
 /** How long a revoked, rotated or expired credential may keep its connections (the README promises 5 s). */
 const revocationBoundMs = 5_000;
-const eventsQuery = 'subscription { bookingEvents { id } }';
 
-type Payload = { data?: unknown; errors?: { extensions?: { code?: string } }[] };
-
-const cleanups: (() => unknown)[] = [];
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-/** A graphql-ws connection, acknowledged, that records how its socket closed and what its subscriptions received. */
-async function openSocket(baseUrl: string, credential: string, origin?: string) {
-  const socket = {
-    client: undefined as unknown as Client,
-    payloads: [] as Payload[],
-    /** What subscriptions failed with (graphql-ws sends a subscription's failure as its error message). */
-    failures: [] as unknown[],
-    closeCode: undefined as number | undefined,
-    closedAt: 0,
-    /** Subscribes; returns the function that completes the subscription. */
-    subscribe(query = eventsQuery, variables: Record<string, unknown> = {}) {
-      return socket.client.subscribe(
-        { query, variables },
-        { next: (payload) => void socket.payloads.push(payload as Payload), error: (failure) => void socket.failures.push(failure), complete: () => undefined },
-      );
-    },
-  };
-  const connected = new Promise<void>((resolve, reject) => {
-    socket.client = createClient({
-      url: `${baseUrl.replace('http', 'ws')}/graphql`,
-      webSocketImpl: webSocketFrom(origin),
-      connectionParams: { authorization: `Bearer ${credential}` },
-      lazy: false,
-      retryAttempts: 0,
-      onNonLazyError: () => undefined,
-      on: {
-        connected: () => resolve(),
-        closed: (event) => {
-          socket.closeCode = (event as { code: number }).code;
-          socket.closedAt = Date.now();
-          reject(new Error(`closed with ${socket.closeCode} before it was acknowledged`));
-        },
-      },
-    });
-  });
-  cleanups.push(() => socket.client.dispose());
-  await connected;
-  return socket;
-}
-
-/** A subscription over SSE, read in the background: its `next` payloads, and when its stream ended. */
-async function openEventStream(baseUrl: string, credential: string | null, query = eventsQuery, variables: Record<string, unknown> = {}) {
-  const controller = new AbortController();
-  const response = await fetch(`${baseUrl}/graphql`, {
-    method: 'POST',
-    signal: controller.signal,
-    headers: { ...(credential ? bearer(credential) : {}), 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify({ query, variables }),
-  });
-  const stream = { response, payloads: [] as Payload[], endedAt: 0, close: () => controller.abort() };
-  cleanups.push(stream.close);
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffered = '';
-  void (async () => {
-    for (;;) {
-      const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
-      if (chunk.done) {
-        stream.endedAt = Date.now();
-        return;
-      }
-      buffered += decoder.decode(chunk.value, { stream: true });
-      for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
-        const block = buffered.slice(0, end);
-        buffered = buffered.slice(end + 2);
-        const data = /^data: (.+)$/m.exec(block);
-        if (/^event: next$/m.test(block) && data) stream.payloads.push(JSON.parse(data[1]!));
-      }
-    }
-  })();
-  return stream;
-}
+afterAll(closeOpenConnections);
 
 describe('a credential that stops being valid loses its open connections', () => {
   let server: TestServer;
@@ -198,6 +119,57 @@ describe('a credential that stops being valid loses its open connections', () =>
     const revokedAt = Date.now();
     await expect.poll(() => socket.closeCode, { timeout: revocationBoundMs + 1_000 }).toBe(4403);
     expect(socket.closedAt - revokedAt).toBeLessThan(revocationBoundMs);
+  });
+
+  it('a key revoked or rotated, or a widget token revoked, straight in the database with no announcement at all loses its connections within 5 s', async () => {
+    const revoked = await accountWithSubscriber();
+    const rotated = await accountWithSubscriber();
+    const revokedConnections = await liveConnections(revoked.subject.key, revoked.book, revoked.witness);
+    const rotatedConnections = await liveConnections(rotated.subject.key, rotated.book, rotated.witness);
+    const { id: token } = await server.prisma.widgetToken.create({
+      data: { id: newId('widgetToken'), accountId: revoked.subject.accountId, allowedOrigins: ['https://haunt.example'] },
+    });
+    const tokenSocket = await openSocket(server.url, token, 'https://haunt.example');
+
+    // What another instance, or the CLI without REDIS_URL, leaves behind: only the rows change.
+    await server.prisma.apiKey.update({ where: { id: revoked.subject.keyId }, data: { revokedAt: new Date() } });
+    await server.prisma.apiKey.update({ where: { id: rotated.subject.keyId }, data: { secretHash: '0'.repeat(64) } });
+    await server.prisma.widgetToken.update({ where: { id: token }, data: { revokedAt: new Date() } });
+    const changedAt = Date.now();
+
+    await expectCutOffWithinBound(revokedConnections, changedAt);
+    await expectCutOffWithinBound(rotatedConnections, changedAt);
+    await expect.poll(() => tokenSocket.closeCode, { timeout: revocationBoundMs + 1_000 }).toBe(4403);
+    expect(tokenSocket.closedAt - changedAt).toBeLessThan(revocationBoundMs);
+  });
+});
+
+describe('an operation sent over an open socket after its key was revoked on an instance that announced nothing here', () => {
+  let server: TestServer;
+  let sibling: App;
+  let siblingUrl: string;
+
+  beforeAll(async () => {
+    // No Redis: the sibling's announcement stays in its own process, as with a bus that is down.
+    server = await startTestServer({ config: { REDIS_URL: undefined } });
+    sibling = server.sibling();
+    siblingUrl = await sibling.listen(0, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await sibling?.close();
+    await server?.close();
+  });
+
+  it('is refused: it never runs, and the socket closes with 4403', async () => {
+    const adminKey = (await server.createKey({ scopes: ['admin'] })).key;
+    const { key, keyId } = await server.createKey({ scopes: ['bookings:read'] });
+    const socket = await openSocket(server.url, key);
+
+    expect((await fetch(`${siblingUrl}/v1/admin/api_keys/${keyId}`, { method: 'DELETE', headers: bearer(adminKey) })).status).toBe(200);
+    socket.subscribe('{ __typename }');
+
+    await expect.poll(() => socket.closeCode, { timeout: revocationBoundMs + 1_000 }).toBe(4403);
+    expect(socket.payloads).toEqual([]);
   });
 });
 

@@ -46,6 +46,7 @@ describe('scopes', () => {
       plan: 'free',
       promo: false,
       expiresAt: null,
+      secretHash: 'not-checked-here',
     });
     for (const scope of scopes) expect(hasScope(principal(['admin']), scope)).toBe(true);
     expect(hasScope(principal(['bookings:write']), 'bookings:read')).toBe(false);

@@ -4,7 +4,7 @@ import { signRequest } from '../../src/access/signing.js';
 import { requireService } from '../support/services.js';
 import type { Database } from '../../src/db/connection.js';
 import { openTestDatabase } from '../support/database.js';
-import { postgresUrlOf, startServerProcess, type ServerProcess } from './processes.js';
+import { postgresUrlOf, startServerProcesses, type ServerProcess } from './processes.js';
 import { bearer, burst, postGraphQL } from './requests.js';
 
 const postgresUrl = await requireService('postgres');
@@ -31,15 +31,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('two server processes on PostgreSQL a
   beforeAll(async () => {
     database = await openTestDatabase({ seeded: false, poolSize: 1, postgresUrl: postgresUrl! });
     const env = { DATABASE_URL: postgresUrlOf(database), REDIS_URL: redisUrl!, ADMIN_API_KEY: adminKey };
-    const started = await Promise.allSettled([startServerProcess(env), startServerProcess(env)]);
-    const servers = started.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-    const failure = started.find((outcome) => outcome.status === 'rejected');
-    if (failure) {
-      // Leave no orphan behind when only one of the two came up.
-      await Promise.all(servers.map((server) => server.stop()));
-      throw failure.reason;
-    }
-    [first, second] = servers as [ServerProcess, ServerProcess];
+    [first, second] = (await startServerProcesses([env, env])) as [ServerProcess, ServerProcess];
   });
 
   afterAll(async () => {

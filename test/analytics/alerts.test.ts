@@ -1,8 +1,12 @@
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { maxAlertRulesPerKey } from '../../src/analytics/alerts.js';
 import { apiClient } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { requireService } from '../support/services.js';
+
+const postgresUrl = await requireService('postgres');
 
 let server: TestServer;
 /** The server's clock; tests move it from minute to minute. */
@@ -149,6 +153,41 @@ describe('daily_requests and error_rate alerts', () => {
 });
 
 describe('alert rules', () => {
+  it(`allows ${maxAlertRulesPerKey} rules per key; the next is too_many_alert_rules, and a deleted one frees its place`, async () => {
+    const { key, accountId } = await server.createKey();
+    const ruleIds: string[] = [];
+    for (let index = 0; index < maxAlertRulesPerKey; index++) ruleIds.push(await addRule(key, { metric: 'DAILY_REQUESTS', threshold: 1000 + index }));
+    const refused = await graphql(key, createRule, { input: { metric: 'DAILY_REQUESTS', threshold: 1 } });
+    expect(refused.data).toBeNull();
+    expect(refused.errors[0].extensions.code).toBe('too_many_alert_rules');
+    // The cap is the key's, not the account's.
+    const { key: sibling } = await server.createKey({ accountId });
+    await addRule(sibling, { metric: 'DAILY_REQUESTS', threshold: 1 });
+
+    await graphql(key, 'mutation ($id: ID!) { deleteAlertRule(id: $id) { id } }', { id: ruleIds[0] });
+    await addRule(key, { metric: 'DAILY_REQUESTS', threshold: 1 });
+    expect((await graphql(key, '{ viewer { alertRules { id } } }')).data.viewer.alertRules).toHaveLength(maxAlertRulesPerKey);
+  });
+
+  it.skipIf(!postgresUrl)('lets only one of several concurrent creations take the last place (PostgreSQL)', async () => {
+    const shared = await startTestServer({ postgresUrl: postgresUrl! });
+    try {
+      const { key } = await shared.createKey();
+      const create = (threshold: number) =>
+        fetch(`${shared.url}/graphql`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: createRule, variables: { input: { metric: 'DAILY_REQUESTS', threshold } } }),
+        }).then((response) => response.json());
+      for (let index = 0; index < maxAlertRulesPerKey - 1; index++) expect((await create(index + 1)).errors).toBeUndefined();
+      const racing = await Promise.all(Array.from({ length: 6 }, (_, index) => create(100 + index)));
+      expect(racing.map((result) => result.errors?.[0].extensions.code ?? 'created').sort()).toEqual(['created', ...Array(5).fill('too_many_alert_rules')]);
+      expect(await shared.prisma.alertRule.count()).toBe(maxAlertRulesPerKey);
+    } finally {
+      await shared.close();
+    }
+  });
+
   it('are validated, and deleted only by their own key', async () => {
     const { key } = await server.createKey();
     const tooHigh = await graphql(key, createRule, { input: { metric: 'ERROR_RATE', threshold: 2 } });

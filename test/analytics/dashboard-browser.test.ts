@@ -122,6 +122,33 @@ describe('the dashboard', () => {
     expect(feed.findIndex((entry) => entry.includes(`booking.cancelled ${missed}`))).toBeLessThan(feed.findIndex((entry) => entry.includes(`booking.created ${missed}`)));
   });
 
+  it('shows a waitlist offer as whom it is for and the hold to book before it lapses', async () => {
+    const page = await signIn(key);
+    // Live or in the first page of the log, the line reads the same: what is tested here is how it reads.
+    await page.locator('#feed-status', { hasText: 'Live' }).waitFor();
+    const smallService = await openService(server.prisma, { capacity: 2 });
+    const slot = futureSlot(72);
+    const full = await call('POST', '/v1/bookings', { service_id: smallService, start_time: slot, party_size: 2, customer: { name: 'Dash', email: 'dash@example.com' } });
+    expect(full.status).toBe(201);
+    const joined = await call('POST', '/v1/waitlist_entries', {
+      service_id: smallService,
+      start_time: slot,
+      party_size: 2,
+      customer: { name: 'Wanda', email: 'wanda@example.com' },
+    });
+    expect(joined.body.status).toBe('waiting');
+    // The cancellation frees both places: the entry is offered them, as a hold of its own.
+    expect((await call('DELETE', `/v1/bookings/${full.body.id}`)).status).toBe(200);
+    const entry = await call('GET', `/v1/waitlist_entries/${joined.body.id}`);
+    expect(entry.body.status).toBe('offered');
+    const holdId = entry.body.offer.hold_id as string;
+
+    const line = page.locator('#feed li', { hasText: `waitlist.offered ${joined.body.id}` });
+    await line.waitFor();
+    expect(await line.textContent()).toMatch(new RegExp(`: waitlist\\.offered ${joined.body.id}, offer to Wanda \\(party of 2\\): ${holdId} until .+, starts .+$`));
+    expect(await line.getAttribute('class')).toContain('waitlist-offered');
+  });
+
   it('serves the page under a strict CSP and its script with validators', async () => {
     const page = await fetch(`${server.url}/dashboard`);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');

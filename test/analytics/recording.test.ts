@@ -1,6 +1,7 @@
 import { createClient } from 'graphql-ws';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maxOperationRoutesPerKeyMinute } from '../../src/analytics/recorder.js';
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
 import { apiClient } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -69,6 +70,21 @@ describe('usage recording with periodic flushes', () => {
       { route: 'graphql:Cats', requests: 2 },
       { route: 'graphql:other', requests: 1 },
     ]);
+  });
+
+  it(`counts a key under at most ${maxOperationRoutesPerKeyMinute} operations a minute, the rest as graphql:other, losing no request`, async () => {
+    const { key, keyId } = await server.createKey({ scopes: ['analytics:read'] });
+    const names = Array.from({ length: 300 }, (_, index) => `Op${index}`);
+    for (const name of names) expect((await postGraphQL(server.url, key, { query: `query ${name} { __typename }` })).status).toBe(200);
+    await flushedRequests(server.prisma, keyId, names.length);
+
+    const usage = await apiClient(server.url, key)('GET', `/v1/usage?from=${minute.toISOString()}&to=${new Date(minute.getTime() + 60_000).toISOString()}&granularity=minute`);
+    expect(usage.status).toBe(200);
+    const operations = (usage.body.routes as { route: string; requests: number }[]).filter((row) => row.route.startsWith('graphql:'));
+    expect(operations).toHaveLength(maxOperationRoutesPerKeyMinute + 1);
+    expect(operations.find((row) => row.route === 'graphql:other')?.requests).toBe(names.length - maxOperationRoutesPerKeyMinute);
+    expect(operations.reduce((sum, row) => sum + row.requests, 0)).toBe(names.length);
+    expect(usage.body.buckets[0].requests).toBe(names.length);
   });
 
   it('counts each subscription started over graphql-ws', async () => {

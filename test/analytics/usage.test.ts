@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maxReportedRoutes } from '../../src/analytics/usage.js';
 import { apiClient, type ApiCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -63,6 +64,36 @@ describe('Viewer.usage', () => {
         { route: 'graphql:Cats', requests: 5, errors: 1, averageLatencyMs: 14, bytes: 500 },
       ],
     });
+  });
+
+  it(`lists at most ${maxReportedRoutes} routes, the quietest summed as "other", so many operation names cannot grow the answer`, async () => {
+    const { keyId: busyKeyId, key: busyKey } = await server.createKey({ scopes: ['analytics:read'] });
+    const names = Array.from({ length: maxReportedRoutes + 50 }, (_, index) => `graphql:Op${index}`);
+    // Op0 is the busiest, Op249 the quietest: the last 51 are summed (the 200th place is "other").
+    await server.prisma.usageBucket.createMany({
+      data: names.map((route, index) => ({
+        apiKeyId: busyKeyId,
+        minute: new Date('2026-10-31T18:05:00Z'),
+        route,
+        statusClass: '2xx',
+        requests: 1000 - index,
+        totalLatencyMs: 0,
+        bytes: 1n,
+      })),
+    });
+    const { routes } = (await graphql(busyKey, usageQuery, { from: '2026-10-31T18:00:00Z', to: '2026-10-31T19:00:00Z', granularity: 'HOUR' })).data.viewer.usage;
+    expect(routes).toHaveLength(maxReportedRoutes);
+    expect(routes.slice(0, 2).map((route: { route: string }) => route.route)).toEqual(['graphql:Op0', 'graphql:Op1']);
+    const quietest = names.slice(maxReportedRoutes - 1).map((_, index) => 1000 - (maxReportedRoutes - 1 + index));
+    expect(routes.at(-1)).toMatchObject({ route: 'other', requests: quietest.reduce((sum, requests) => sum + requests, 0), bytes: quietest.length });
+  });
+
+  it('weighs buckets and routes by how many they can hold: eight reports in one query are refused before anything runs', async () => {
+    const reports = (count: number) =>
+      `query Many($from: DateTime!, $to: DateTime!) { viewer { ${Array.from({ length: count }, (_, index) => `r${index}: usage(from: $from, to: $to) { buckets { start requests errors averageLatencyMs bytes } routes { route requests errors averageLatencyMs bytes } }`).join(' ')} } }`;
+    const variables = { from: '2026-10-31T18:00:00Z', to: '2026-10-31T19:00:00Z' };
+    expect((await graphql(ownKey, reports(1), variables)).errors).toBeUndefined();
+    expect((await graphql(ownKey, reports(8), variables)).errors[0].extensions.code).toBe('query_too_complex');
   });
 
   it('includes empty minutes and leaves out usage outside [from, to)', async () => {

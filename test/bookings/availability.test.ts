@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fastPaths } from '../../src/fast-paths.js';
 import { newId } from '../../src/shared/ids.js';
 import { apiClient, type ApiCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -124,6 +125,9 @@ describe('Service.availability', () => {
 });
 
 describe('kept availability answers', () => {
+  /** Slot reads of a repeat whose answer is kept: none, or one every time without the response cache (HALLOWGATE_FAST_PATHS). */
+  const keptRead = fastPaths['response-cache'] ? 0 : 1;
+
   it('serve repeats until a booking, cancel, reschedule or party change in any account, or a slot starting, changes them', async () => {
     const serviceId = await nightService(6);
     /** Places left in Friday night's slots (the range holds Saturday evening's too). */
@@ -131,14 +135,14 @@ describe('kept availability answers', () => {
     // Kept from the second asking, served from the third.
     expect(await slotReads(read)).toBe(1);
     expect(await slotReads(read)).toBe(1);
-    expect(await slotReads(read)).toBe(0);
+    expect(await slotReads(read)).toBe(keptRead);
 
     // Another account's booking takes places everyone sees.
     const booked = await other('POST', '/v1/bookings', { service_id: serviceId, start_time: friday[0], party_size: 2, customer });
     expect(booked.status).toBe(201);
     expect(await slotReads(read)).toBe(1);
     expect(await read()).toEqual([4, 6, 6, 6, 6, 6]);
-    expect(await slotReads(read)).toBe(0);
+    expect(await slotReads(read)).toBe(keptRead);
 
     await other('PATCH', `/v1/bookings/${booked.body.id}`, { start_time: friday[2] });
     expect(await read()).toEqual([6, 6, 4, 6, 6, 6]);
@@ -146,12 +150,12 @@ describe('kept availability answers', () => {
     expect(await read()).toEqual([6, 6, 1, 6, 6, 6]);
     await other('DELETE', `/v1/bookings/${booked.body.id}`);
     expect(await read()).toEqual([6, 6, 6, 6, 6, 6]);
-    // A change that moves no place (the customer's name) leaves the kept answer standing.
+    // A change that moves no place (the customer's name) leaves the cached response standing.
     const mine = await call('POST', '/v1/bookings', { service_id: serviceId, start_time: friday[5], customer });
     expect(await read()).toEqual([6, 6, 6, 6, 6, 5]);
     await read();
     await call('PATCH', `/v1/bookings/${mine.body.id}`, { customer: { name: 'Renamed' } });
-    expect(await slotReads(read)).toBe(0);
+    expect(await slotReads(read)).toBe(keptRead);
 
     // Friday 22:00 starts: the next answer is made again, without it.
     now = new Date('2027-10-30T03:00:00Z');

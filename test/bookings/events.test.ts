@@ -177,10 +177,13 @@ describe('robustness', () => {
     expect(create.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }));
     expect(Object.keys(create.responses['201'].headers)).toEqual(expect.arrayContaining(['Location', 'Idempotent-Replayed']));
     expect(create.responses['409'].description).toContain('slot_full');
+    expect(create.responses['409'].description).toContain('hold_expired');
     expect(create.responses['422'].description).toContain('idempotency_key_reused');
     expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateBookingInput' });
     const input = document.components.schemas.CreateBookingInput;
-    expect([...input.required].sort()).toEqual(['customer', 'service_id', 'start_time']);
+    // A slot (service_id, start_time, customer) or a hold (hold_id): which fields are required depends on which, so none is by itself.
+    expect(input.required).toBeUndefined();
+    expect(Object.keys(input.properties).sort()).toEqual(['customer', 'hold_id', 'party_size', 'service_id', 'start_time']);
     expect(input.additionalProperties).toBe(false);
     const events = document.paths['/v1/booking_events'].get;
     expect(events.parameters).toContainEqual(expect.objectContaining({ name: 'after', in: 'query' }));

@@ -78,6 +78,21 @@ describe('createService', () => {
     expect(fieldErrors(short)).toEqual([['openingHours.0', 'shorter_than_duration']]);
     const empty = await graphql(admin, createMutation, { input: { ...hauntedHouse(), openingHours: [{ weekday: 5, opens: '19:00', closes: '19:00' }] } });
     expect(fieldErrors(empty)).toEqual([['openingHours.0.closes', 'invalid']]);
+    // Openings overlapping at an offset would start slots a minute apart: more slots a day than availability is weighed for.
+    const offset = [0, 1].map((minute) => ({ weekday: 5, opens: `19:0${minute}`, closes: '23:00' }));
+    const crowded = await graphql(admin, createMutation, { input: { ...hauntedHouse(), slotMinutes: 5, durationMinutes: 5, openingHours: offset } });
+    expect(fieldErrors(crowded)).toEqual([['openingHours', 'slots_too_close']]);
+    // The same opening twice, or one past midnight meeting the next day's, starts no slot twice: allowed.
+    const twice = [0, 1].map(() => ({ weekday: 5, opens: '19:00', closes: '23:00' }));
+    const nightAndMorning = [
+      { weekday: 5, opens: '22:00', closes: '02:00' },
+      { weekday: 6, opens: '02:00', closes: '05:00' },
+    ];
+    for (const openingHours of [twice, nightAndMorning]) {
+      const answer = await graphql(admin, createMutation, { input: { ...hauntedHouse(), slotMinutes: 5, durationMinutes: 5, openingHours } });
+      expect(answer.errors).toBeUndefined();
+      await server.prisma.service.delete({ where: { id: answer.data!['createService'].id } });
+    }
     const nowhere = await graphql(admin, createMutation, { input: { ...hauntedHouse(), attractionId: 'at_nothing' } });
     expect(fieldErrors(nowhere)).toEqual([['attractionId', 'unknown']]);
     expect(await server.prisma.service.count()).toBe(services);
@@ -116,7 +131,9 @@ describe('updateService', () => {
     expect(changed.errors).toBeUndefined();
     const after = await call('GET', `/v1/bookings/${booking.body.id}`);
     expect(after.body).toEqual(booking.body);
-    expect(await server.prisma.bookingSlot.findMany({ where: { serviceId: service.id } })).toEqual([{ serviceId: service.id, startTime: new Date(friday19), placesTaken: 3 }]);
+    expect(await server.prisma.bookingSlot.findMany({ where: { serviceId: service.id } })).toEqual([
+      { serviceId: service.id, startTime: new Date(friday19), placesTaken: 3, holds: [] },
+    ]);
     const friday = await graphql(call, availabilityQuery, { id: service.id, from: '2027-10-29', to: '2027-10-29' });
     expect(friday.data!['service'].availability).toEqual([]);
     const refused = await call('POST', '/v1/bookings', { service_id: service.id, start_time: friday19, customer });

@@ -120,8 +120,11 @@ describe('party sizes', () => {
     const tooMany = await book(serviceId, saturday22, { party_size: 3 });
     expect(tooMany.status).toBe(409);
     expect(tooMany.body.code).toBe('slot_full');
+    expect(tooMany.body.detail).toMatch(new RegExp(`^Only 2 places are left in .+ at ${saturday22}; the party needs 3\\.$`));
     expect((await book(serviceId, saturday22, { party_size: 2 })).status).toBe(201);
-    expect((await book(serviceId, saturday22)).status).toBe(409);
+    const full = await book(serviceId, saturday22);
+    expect(full.status).toBe(409);
+    expect(full.body.detail).toMatch(new RegExp(`^.+ at ${saturday22} is full\\.$`));
     expect(await confirmedCounts(server, serviceId)).toEqual({ [saturday22]: 5 });
 
     const overCapacity = await book(serviceId, saturday2230, { party_size: 6 });

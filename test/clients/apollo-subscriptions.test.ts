@@ -100,8 +100,8 @@ describe("Apollo Client's HttpLink subscriptions (multipart)", () => {
     const { client } = apolloClient({ authorization: 'Bearer key_nobody.sk_nothing_here_at_all' });
     const stream = collect(client);
     const outcome = await Promise.race([stream.failure, stream.next(1).then(([result]) => result!.error)]);
-    expect(outcome).toMatchObject({ statusCode: 401 });
-    expect(JSON.parse((outcome as { bodyText: string }).bodyText).errors[0].extensions.code).toBe('unauthenticated');
+    // Sent as application/graphql-response+json, which Apollo asks for: read as GraphQL errors, code and all.
+    expect(outcome).toMatchObject({ name: 'CombinedGraphQLErrors', errors: [{ extensions: { code: 'unauthenticated' } }] });
   });
 });
 
@@ -130,14 +130,27 @@ describe('HTTP subscriptions and the Accept header', () => {
     await response.body!.cancel();
   });
 
-  it.each(['application/json', 'application/graphql-response+json, application/json;q=0.9', 'multipart/mixed', 'application/xml'])(
-    'answers 406 not_acceptable when the Accept header allows no stream (%s)',
+  it.each([
+    ['application/json', 'application/json'],
+    ['application/graphql-response+json, application/json;q=0.9', 'application/graphql-response+json'],
+  ])('answers 406 not_acceptable as a GraphQL error to a client that takes JSON but no stream (%s)', async (accept, mediaType) => {
+    const response = await subscribe(accept);
+    expect(response.status).toBe(406);
+    expect(response.headers.get('content-type')).toBe(`${mediaType}; charset=utf-8`);
+    const body = await response.json();
+    expect(body.errors[0].extensions.code).toBe('not_acceptable');
+    expect(body.errors[0].message).toContain('text/event-stream');
+  });
+
+  it.each(['text/event-stream;q=0', 'image/png, text/event-stream;q=0', 'multipart/mixed', 'application/xml'])(
+    'answers 406 not_acceptable as a problem document, never as an event stream, to a client that takes neither (%s)',
     async (accept) => {
       const response = await subscribe(accept);
       expect(response.status).toBe(406);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
       const body = await response.json();
-      expect(body.errors[0].extensions.code).toBe('not_acceptable');
-      expect(body.errors[0].message).toContain('text/event-stream');
+      expect(body).toMatchObject({ status: 406, code: 'not_acceptable', request_id: response.headers.get('x-request-id') });
+      expect(body.detail).toContain('text/event-stream');
     },
   );
 });

@@ -76,7 +76,7 @@ describe('absolute URLs with no PUBLIC_URL: the request’s own origin', () => {
     expect(next).toMatch(new RegExp(`^${server.url}/v1/bookings\\?limit=1&cursor=`));
     expect((await fetch(next!, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
 
-    // The same page again through another name for this server: a kept answer must not keep the first origin.
+    // The same page again through another name for this server: a cached response must not keep the first origin.
     const port = new URL(server.url).port;
     const viaName = await getWithHost(`${server.url}/v1/bookings?limit=1`, `localhost:${port}`, key);
     expect(viaName.headers['link']).toMatch(new RegExp(`^<http://localhost:${port}/v1/bookings\\?limit=1&cursor=`));

@@ -121,6 +121,98 @@ describe('dates outside what PostgreSQL and Date hold', () => {
   });
 });
 
+describe('every field error of a request in one answer', () => {
+  // A malformed start time (a type error) beside three broken rules: all four come back together.
+  const brokenBooking = (serviceId: string) => ({ service_id: serviceId, start_time: 'tomorrow', party_size: 0, customer: { name: '', email: 'nope' } });
+  const expectedErrors = (startTime: string, partySize: string) => [
+    { field: startTime, code: 'invalid', message: expect.stringMatching(new RegExp(`^${startTime}: DateTime must be an ISO 8601 UTC timestamp ending in Z`)) },
+    { field: partySize, code: 'out_of_range', message: expect.stringContaining(partySize) },
+    { field: 'customer.name', code: 'too_short', message: 'customer.name must not be empty.' },
+    { field: 'customer.email', code: 'invalid', message: 'customer.email must be an email address.' },
+  ];
+  let serviceId: string;
+  beforeAll(async () => {
+    serviceId = (await server.prisma.service.findFirstOrThrow({ select: { id: true } })).id;
+  });
+
+  it('over REST, in snake_case', async () => {
+    const { status, body } = await call('POST', '/v1/bookings', brokenBooking(serviceId));
+    expect(status).toBe(422);
+    expect(body.code).toBe('validation_failed');
+    expect(body.errors).toEqual(expectedErrors('start_time', 'party_size'));
+    expect(JSON.stringify(body)).not.toMatch(/startTime|partySize/);
+  });
+
+  const mutation = 'mutation ($input: CreateBookingInput!) { createBooking(input: $input) { booking { id } } }';
+
+  it('in GraphQL variables, in camelCase', async () => {
+    const input = { serviceId, startTime: 'tomorrow', partySize: 0, customer: { name: '', email: 'nope' } };
+    const { status, body } = await graphql(mutation, { input });
+    expect(status).toBe(422);
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0].extensions).toEqual({ code: 'validation_failed', errors: expectedErrors('startTime', 'partySize') });
+  });
+
+  it('in GraphQL inline literals, with their paths', async () => {
+    const literal = `mutation { createBooking(input: { serviceId: "${serviceId}", startTime: "tomorrow", partySize: 0, customer: { name: "", email: "nope" } }) { booking { id } } }`;
+    const { status, body } = await graphql(literal);
+    expect(status).toBe(422);
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0].extensions).toEqual({ code: 'validation_failed', errors: expectedErrors('startTime', 'partySize') });
+  });
+
+  it('in literals mixed with variables, structural problems included', async () => {
+    const literal = 'mutation ($name: String!) { createBooking(input: { startTime: 5, colour: "red", customer: { name: $name, email: "nope" } }) { booking { id } } }';
+    const { status, body } = await graphql(literal, { name: '' });
+    expect(status).toBe(422);
+    expect(body.errors[0].extensions.errors).toEqual([
+      { field: 'startTime', code: 'invalid', message: expect.stringContaining('startTime: DateTime') },
+      { field: 'colour', code: 'unknown_field', message: 'colour is not a field of this input.' },
+      { field: 'customer.name', code: 'too_short', message: 'customer.name must not be empty.' },
+      { field: 'customer.email', code: 'invalid', message: 'customer.email must be an email address.' },
+      // Required unless holdId is given, so named by the rule over the whole input, after the fields' own errors.
+      { field: 'serviceId', code: 'required', message: "serviceId is required (or holdId, for a hold's places)." },
+    ]);
+  });
+
+  it('of a new webhook endpoint and a new service: type and rule errors together', async () => {
+    const endpoint = await call('POST', '/v1/webhook_endpoints', { url: 'ftp://example.com/hooks', description: 5 });
+    expect(endpoint.status).toBe(422);
+    expect(endpoint.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(['description', 'url']);
+
+    const { key: operatorKey } = await server.createKey({ scopes: ['admin'] });
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${operatorKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: `mutation { createService(input: { attractionId: "at_nowhere", name: "", durationMinutes: 30, capacity: "many", timezone: "Mars/Olympus",
+                  slotMinutes: 30, seasonStart: "2027-09-01", seasonEnd: "2027-11-01", openingHours: [] }) { id } }`,
+      }),
+    });
+    expect(response.status).toBe(422);
+    const { errors } = (await response.json()).errors[0].extensions;
+    expect(errors.map((error: { field: string; code: string }) => [error.field, error.code])).toEqual(
+      expect.arrayContaining([
+        ['capacity', 'invalid'],
+        ['name', 'too_short'],
+        ['timezone', 'unknown_time_zone'],
+      ]),
+    );
+  });
+
+  it('in a literal argument that is not an input object, named by the argument', async () => {
+    const { status, body } = await graphql('{ bookings(startDate: "soon", endDate: "2027-02-30") { edges { node { id } } } }');
+    expect(status).toBe(400);
+    expect(body.errors[0].extensions).toMatchObject({
+      code: 'invalid_parameter',
+      errors: [
+        { field: 'startDate', code: 'invalid' },
+        { field: 'endDate', code: 'invalid' },
+      ],
+    });
+  });
+});
+
 describe('deep JSON bodies', () => {
   it('are refused with 422 before anything walks them', async () => {
     const depth = 100_000;

@@ -64,6 +64,10 @@ afterAll(async () => {
 
 const newBooking = async (days: number) =>
   (await call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(days), customer: { name: 'Walker', email: 'walk@example.com' } })).body.id as string;
+const walker = { name: 'Walker', email: 'walk@example.com' };
+const newHold = async (days: number) => (await call('POST', '/v1/holds', { service_id: serviceId, start_time: futureSlot(days) })).body.id as string;
+/** An entry offered at once: the slot has places free. */
+const newEntry = async (days: number) => (await call('POST', '/v1/waitlist_entries', { service_id: serviceId, start_time: futureSlot(days), customer: walker })).body.id as string;
 const newEndpoint = async () => (await call('POST', '/v1/webhook_endpoints', { url: receiver.url })).body.id as string;
 const newWidgetToken = async () => (await admin('POST', '/v1/admin/widget_tokens', { account_id: accountId, allowed_origins: ['https://example.com'] })).body.id as string;
 const newKey = async () => (await server.createKey({ accountId })).keyId;
@@ -122,7 +126,24 @@ const scenarios: Record<string, { admin?: boolean; request: () => Promise<Reques
       () => ({ params: { id: serviceId }, query: { start_date: futureSlot(1).slice(0, 10), end_date: futureSlot(2).slice(0, 10) } }),
     ),
   },
-  listBookingEvents: { request: async () => ({ query: { limit: '5' } }) },
+  listBookingEvents: {
+    request: after(
+      () => newEntry(70),
+      () => ({ query: { limit: '100' } }),
+    ),
+  },
+  createHold: { request: async () => ({ body: { service_id: serviceId, start_time: futureSlot(71), party_size: 2, expires_in_seconds: 120 } }) },
+  getHold: { request: async () => ({ params: { id: await newHold(72) } }) },
+  releaseHold: { request: async () => ({ params: { id: await newHold(73) } }) },
+  createWaitlistEntry: { request: async () => ({ body: { service_id: serviceId, start_time: futureSlot(74), customer: walker } }) },
+  listWaitlistEntries: {
+    request: after(
+      () => newEntry(75),
+      () => ({ query: { service_id: serviceId, status: 'offered' } }),
+    ),
+  },
+  getWaitlistEntry: { request: async () => ({ params: { id: await newEntry(76) } }) },
+  withdrawWaitlistEntry: { request: async () => ({ params: { id: await newEntry(77) } }) },
   createWebhookEndpoint: { request: async () => ({ body: { url: receiver.url, events: ['booking.created'], description: 'walk' } }) },
   listWebhookEndpoints: { request: after(newEndpoint, () => ({})) },
   getWebhookEndpoint: { request: async () => ({ params: { id: await newEndpoint() } }) },
@@ -131,6 +152,7 @@ const scenarios: Record<string, { admin?: boolean; request: () => Promise<Reques
   rotateWebhookEndpointSecret: { request: async () => ({ params: { id: await newEndpoint() } }) },
   listWebhookDeliveries: { request: finishedDelivery },
   redeliverWebhookDelivery: { request: finishedDelivery },
+  sendTestWebhook: { request: async () => ({ params: { id: await newEndpoint() }, body: { event: 'booking.created' } }) },
   createAccount: { admin: true, request: async () => ({ body: { name: 'Walked Haunts' } }) },
   listAccounts: { admin: true, request: async () => ({ query: { limit: '2' } }) },
   createApiKey: { admin: true, request: async () => ({ body: { account_id: accountId, plan: 'pro', scopes: ['directory:read'] } }) },

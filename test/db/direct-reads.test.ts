@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.js';
-import { createDirectReads } from '../../src/db/direct-reads.js';
+import type { DirectReads } from '../../src/db/root-reads.js';
+import { createSqlReads } from '../../src/db/sql-reads/reads.js';
+import { fastPathUses } from '../../src/fast-paths.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
+import { modelMap } from '../../src/generated/sql-reads/model-map.js';
 import { newId } from '../../src/shared/ids.js';
 import { openTestDatabase } from '../support/database.js';
 
@@ -12,6 +15,8 @@ import { openTestDatabase } from '../support/database.js';
  * TEST_DATABASE_URL, PostgreSQL. Shapes they do not translate go to Prisma: same answer, Prisma's SQL.
  */
 let database: Database;
+/** The direct reads themselves, whichever reads HALLOWGATE_FAST_PATHS gives the server (database.directReads). */
+let directReads: DirectReads;
 const statements: string[] = [];
 let accountId: string;
 let cityKey: string;
@@ -20,6 +25,7 @@ let cancelledBookingIds: string[];
 
 beforeAll(async () => {
   database = await openTestDatabase({ seeded: true, onQuery: (sql) => statements.push(sql) });
+  directReads = createSqlReads(database.prisma, database.readRows);
   const { prisma } = database;
   const events = await prisma.event.findMany({ orderBy: [{ startsAt: 'asc' }, { id: 'asc' }] });
   cityKey = events[0]!.cityKey;
@@ -70,7 +76,7 @@ function delegateOf(model: Prisma.ModelName): Delegate {
 async function bothWays(method: 'findMany' | 'findUnique', model: Prisma.ModelName, args: Record<string, unknown>) {
   const delegate = delegateOf(model);
   statements.length = 0;
-  const direct = await database.directReads[method](delegate, model, args);
+  const direct = await directReads[method](delegate, model, args);
   const ranDirect = statements.length === 1 && !statements[0]!.includes('"public".');
   const prisma = await delegate[method](args);
   return { direct, prisma, ranDirect };
@@ -233,27 +239,27 @@ describe('direct reads', () => {
     expect((direct as { startTime: Date }[]).map((booking) => booking.startTime.getTime())).toEqual(times.map((time) => time.getTime()));
   });
 
-  it('read a companion in the same statement, once, and leave the rows as Prisma gives them', async () => {
+  it('read a piggy-backed read in the same statement, once, and leave the rows as Prisma gives them', async () => {
     const received: unknown[] = [];
-    const companion = (value: string) => ({
+    const piggyback = (value: string) => ({
       column: (parameter: (value: unknown) => string) => `(SELECT ${parameter(value)}::text || '!')`,
       receive: (got: unknown) => received.push(got),
     });
     const args = { where: { accountId }, orderBy: [{ startTime: 'asc' }, { id: 'asc' }], take: 4 };
     statements.length = 0;
-    const direct = await database.directReads.findMany(delegateOf('Booking'), 'Booking', args, companion('along'));
+    const direct = await directReads.findMany(delegateOf('Booking'), 'Booking', args, piggyback('along'));
     expect(statements).toHaveLength(1);
     expect(direct).toEqual(await delegateOf('Booking').findMany(args));
     expect(Object.keys((direct as object[])[0]!)).toEqual(Object.keys(((await delegateOf('Booking').findMany(args)) as object[])[0]!));
     // Nothing comes with no rows, nor when the read goes to Prisma.
-    await database.directReads.findMany(delegateOf('Booking'), 'Booking', { ...args, where: { accountId: 'acct_nobody' } }, companion('none'));
-    await database.directReads.findMany(delegateOf('Booking'), 'Booking', { ...args, where: { customerName: { startsWith: 'G' } } }, companion('prisma'));
+    await directReads.findMany(delegateOf('Booking'), 'Booking', { ...args, where: { accountId: 'acct_nobody' } }, piggyback('none'));
+    await directReads.findMany(delegateOf('Booking'), 'Booking', { ...args, where: { customerName: { startsWith: 'G' } } }, piggyback('prisma'));
     expect(received).toEqual(['along!', undefined, undefined]);
   });
 
   it("build each record from the driver's array rows in one go: the same records, in the same shape, as Prisma gives", async () => {
     const rowModes: (string | undefined)[] = [];
-    const reads = createDirectReads(database.prisma, (read) => {
+    const reads = createSqlReads(database.prisma, (read) => {
       rowModes.push(read.rowMode);
       return database.readRows(read);
     });
@@ -271,5 +277,67 @@ describe('direct reads', () => {
     }
     // The driver builds no object per row: rows come as arrays.
     expect(rowModes).toEqual(['array', 'array']);
+  });
+
+  it('send reads of one shape as one prepared statement, whatever their values', async () => {
+    const sent: { name: string | undefined; text: string; values: unknown[] }[] = [];
+    const reads = createSqlReads(database.prisma, (read) => {
+      sent.push(read);
+      return database.readRows(read);
+    });
+    for (const id of [eventIds[0], eventIds[1]]) await reads.findMany(delegateOf('Event'), 'Event', { where: { id }, include: eventInclude, take: 1 });
+    await reads.findMany(delegateOf('Event'), 'Event', { where: { id: null }, include: eventInclude, take: 1 });
+    expect(sent.map((read) => read.values)).toEqual([[eventIds[0], 1], [eventIds[1], 1], [1]]);
+    expect(sent[1]!.text).toBe(sent[0]!.text);
+    expect(sent[1]!.name).toBe(sent[0]!.name);
+    expect(sent[0]!.name).toMatch(/^direct_/);
+    expect(sent[2]!.text).not.toBe(sent[0]!.text);
+  });
+
+  it("never read past a Prisma client extension: an extended client's delegate answers itself", async () => {
+    // An extension in the manner of a soft delete or a row rule: its reads see one city only.
+    const extended = database.prisma.$extends({
+      query: { event: { findMany: ({ args, query }) => query({ ...args, where: { AND: [args.where ?? {}, { cityKey }] } }) } },
+    });
+    const args = { orderBy: [{ startsAt: 'asc' as const }, { id: 'asc' as const }], take: 200 };
+    const before = fastPathUses['direct-reads'];
+    const read = (await directReads.findMany(extended.event, 'Event', args)) as { cityKey: string }[];
+    expect(read).toEqual(await extended.event.findMany(args));
+    expect(read.length).toBeGreaterThan(0);
+    expect(new Set(read.map((event) => event.cityKey))).toEqual(new Set([cityKey]));
+    // The same read on the client the reads were made with is read past Prisma, and finds other cities.
+    const plain = (await directReads.findMany(delegateOf('Event'), 'Event', args)) as { cityKey: string }[];
+    expect(new Set(plain.map((event) => event.cityKey)).size).toBeGreaterThan(1);
+    expect(fastPathUses['direct-reads']).toBe(before + 1);
+  });
+
+  it("read inside a transaction through the transaction's delegate, so it sees what the transaction wrote", async () => {
+    const name = `Inside ${newId('booking')}`;
+    const seen = await database.prisma.$transaction(async (tx) => {
+      const service = await tx.service.findFirstOrThrow({ orderBy: { id: 'asc' } });
+      const at = new Date(Date.UTC(2028, 0, 1));
+      await tx.booking.create({
+        data: { id: newId('booking'), accountId, serviceId: service.id, startTime: at, endTime: at, customerName: name, customerEmail: 'tx@example.com' },
+      });
+      return directReads.findMany(tx.booking, 'Booking', { where: { accountId, customerName: { contains: name } } });
+    });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('read tables and columns that the migrations made, the implicit many-to-many tables included', async () => {
+    const columns = await database.readRows<{ table_name: string; column_name: string }>({
+      name: undefined,
+      text: "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'",
+      values: [],
+    });
+    const present = new Set(columns.map((column) => `${column.table_name}.${column.column_name}`));
+    const expected = Object.values(modelMap.models).flatMap((model) =>
+      model.fields.flatMap((field) => {
+        if (field.kind !== 'relation') return [`${model.table}.${field.column}`];
+        return field.join.via === 'join table' ? [`${field.join.table}.${field.join.column}`, `${field.join.table}.${field.join.otherColumn}`] : [];
+      }),
+    );
+    expect(expected.filter((column) => !present.has(column))).toEqual([]);
+    expect(expected).toContain('_CategoryToEvent.A');
   });
 });

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DatabaseInUseError, lockEmbeddedDatabase, type EmbeddedLock } from '../../src/db/embedded-lock.js';
 import { projectRoot, runCli, ServerExitedEarly, startServerProcess, tsxLoader, type ServerProcess } from '../access/processes.js';
 
@@ -142,6 +142,35 @@ describe('the embedded database lock under contention', () => {
     expect((await lines.next()).value).toBe('holding');
     return child;
   }
+
+  it('takes over from a holder killed with SIGKILL that its parent has not reaped yet (a zombie)', async () => {
+    const dataDir = join(cwd, '.data/zombie');
+    const script = join(cwd, 'hold.mjs');
+    await writeFile(
+      script,
+      `import { lockEmbeddedDatabase } from ${JSON.stringify(join(projectRoot, 'src/db/embedded-lock.ts'))};
+       await lockEmbeddedDatabase(${JSON.stringify(dataDir)}, 'hallowgate server');
+       console.log('holding');
+       setInterval(() => undefined, 60_000);`,
+    );
+    // The holder's parent turns into \`sleep\`, which never reaps it: once killed, the holder stays a zombie.
+    const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+    const parent = spawn('sh', ['-c', `${quote(process.execPath)} --import ${quote(tsxLoader)} ${quote(script)} & exec sleep 60`], {
+      env: { PATH: process.env['PATH'] ?? '' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    onTestFinished(() => void parent.kill('SIGKILL'));
+    const lines = createInterface({ input: parent.stdout! })[Symbol.asyncIterator]();
+    expect((await lines.next()).value).toBe('holding');
+    const { pid } = JSON.parse(await readFile(`${dataDir}.lock`, 'utf8')) as { pid: number };
+    process.kill(pid, 'SIGKILL');
+    const state = async () => (await readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^.*\) /s, '')[0];
+    await expect.poll(state, { timeout: 10_000 }).toBe('Z');
+
+    const lock = await lockEmbeddedDatabase(dataDir, 'successor');
+    expect(JSON.parse(await readFile(`${dataDir}.lock`, 'utf8'))).toMatchObject({ pid: process.pid, role: 'successor' });
+    lock.release();
+  });
 
   it('lets exactly one of several take over a dead holder', async () => {
     const dataDir = join(cwd, '.data/pglite');

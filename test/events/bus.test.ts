@@ -1,5 +1,6 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createAnnouncements, type Announcements } from '../../src/events/bus.js';
 import { requireService } from '../support/services.js';
 
@@ -54,6 +55,38 @@ describe.each([
       expect(await notices.next()).toEqual({ done: true, value: undefined });
     } finally {
       await announcements.close();
+    }
+  });
+});
+
+describe('closing', () => {
+  it('before Redis answered a subscription leaves no unhandled rejection behind', async () => {
+    // A hung Redis: it accepts the connection and reads, but answers neither the ready check nor SUBSCRIBE.
+    const connections = new Set<Socket>();
+    const hung = createServer((socket) => {
+      connections.add(socket);
+      socket.on('close', () => connections.delete(socket));
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const announcements = createAnnouncements({ redisUrl: `redis://127.0.0.1:${(hung.address() as AddressInfo).port}` });
+      const revoked = announcements.revokedCredentials.subscribe()[Symbol.asyncIterator]();
+      const next = revoked.next();
+      await vi.waitFor(() => expect(connections.size).toBe(2));
+      await announcements.close();
+      await revoked.return?.();
+      await next;
+      // The clients' sockets are closed, and so their waiting commands were failed ("Connection is closed").
+      await vi.waitFor(() => expect(connections.size).toBe(0));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+      hung.close();
     }
   });
 });

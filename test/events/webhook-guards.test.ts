@@ -139,6 +139,7 @@ describe('destinations', () => {
       const response = await call('POST', '/v1/webhook_endpoints', { url });
       expect(response.status, url).toBe(422);
       expect(response.body.errors[0].field).toBe('url');
+      expect(response.body.errors[0].message, url).toContain('start the server with WEBHOOK_ALLOW_PRIVATE=1');
     }
     for (const url of ['https://[2606:4700::1111]/hooks', 'https://1.1.1.1/hooks']) {
       expect((await call('POST', '/v1/webhook_endpoints', { url })).status, url).toBe(201);

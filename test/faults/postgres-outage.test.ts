@@ -1,20 +1,33 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFaultProxy } from '../support/fault-proxy.js';
-import { apiClient, type ApiCall } from '../support/http.js';
+import { openDatabase, type Database } from '../../src/db/connection.js';
+import { databaseUnavailable } from '../../src/shared/errors.js';
+import { startFaultProxy, type FaultProxy } from './proxy.js';
+import { answersWithin, outageModes, readiness, slowMachineMarginMs } from './timing.js';
+import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
+import { openService } from '../support/bookable.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
 
 const postgresUrl = await requireService('postgres');
 
-describe.skipIf(!postgresUrl)('a PostgreSQL outage', () => {
-  let proxy: Awaited<ReturnType<typeof startFaultProxy>>;
+/** Short deadlines, so each outage is seen quickly; the defaults are longer (README, Configuration). */
+const deadlines = { DATABASE_CONNECT_TIMEOUT_MS: 2000, DATABASE_STATEMENT_TIMEOUT_MS: 2000 };
+/** A query on a pooled connection gives up one second after the statement deadline; a new connection at the connect deadline. */
+const requestDeadlineMs = deadlines.DATABASE_STATEMENT_TIMEOUT_MS + 1000;
+/** /readyz and /metrics answer within this whatever hangs. */
+const probeDeadlineMs = 2000;
+
+describe.skipIf(!postgresUrl).each(outageModes)('a PostgreSQL outage (%s)', (mode) => {
+  let proxy: FaultProxy;
   let server: TestServer;
   let call: ApiCall;
+  let serviceId: string;
 
   beforeAll(async () => {
     proxy = await startFaultProxy(postgresUrl!);
-    server = await startTestServer({ seed: true, postgresUrl: proxy.url });
+    server = await startTestServer({ seed: true, postgresUrl: proxy.url, config: { ...deadlines, REDIS_URL: undefined } });
     call = apiClient(server.url, (await server.createKey()).key);
+    serviceId = await openService(server.prisma);
   });
   afterAll(async () => {
     proxy?.restore();
@@ -22,30 +35,91 @@ describe.skipIf(!postgresUrl)('a PostgreSQL outage', () => {
     await proxy?.close();
   });
 
-  const readiness = async () => (await fetch(`${server.url}/readyz`)).status;
-
-  it('shows on /readyz and answers 503 problems, then recovers without a restart', async () => {
+  it('shows on /readyz within 2 s and answers 503 problems within the deadline, then recovers without a restart', async () => {
     // A key the server has not seen yet must be looked up in the database during the outage.
     const unseen = apiClient(server.url, (await server.createKey()).key);
-    expect(await readiness()).toBe(200);
-    expect((await call('GET', '/v1/services?limit=1')).status).toBe(200);
+    expect(await readiness(server.url)).toEqual({ status: 200, body: { status: 'ready', checks: { database: 'ok', redis: 'not_configured' } } });
+    // Several connections in the pool, which a freeze leaves open and silent.
+    await Promise.all(Array.from({ length: 4 }, () => call('GET', '/v1/services?limit=1')));
+    // Asked twice, a query's answer is kept: the next asking reads the data version first.
+    const keptQuery = '{ categories { edges { node { name } } } }';
+    for (let asking = 0; asking < 2; asking++) expect((await call('POST', '/graphql', { query: keptQuery })).status).toBe(200);
 
-    proxy.cut();
-    await expect.poll(readiness, { timeout: 10_000 }).toBe(503);
-    for (const during of [await call('GET', '/v1/services?limit=1'), await unseen('GET', '/v1/services?limit=1')]) {
-      expect(during.status).toBe(503);
-      expect(during.headers.get('content-type')).toContain('application/problem+json');
-      expect(during.body).toMatchObject({ status: 503, code: 'service_unavailable' });
+    proxy[mode]();
+    const ready = await answersWithin(probeDeadlineMs + slowMachineMarginMs, () => readiness(server.url));
+    expect(ready).toEqual({ status: 503, body: { status: 'unavailable', checks: { database: 'unavailable', redis: 'not_configured' } } });
+
+    const during = await Promise.all(
+      [
+        () => call('GET', '/v1/services?limit=1'),
+        () => unseen('GET', '/v1/services?limit=1'),
+        () => call('GET', `/v1/services/${serviceId}/availability?start_date=${futureSlot(3).slice(0, 10)}&end_date=${futureSlot(4).slice(0, 10)}`),
+        () => call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(5), customer: { name: 'Outage', email: 'outage@example.com' } }),
+      ].map((request) => answersWithin(requestDeadlineMs + slowMachineMarginMs, request)),
+    );
+    for (const answer of during) {
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('content-type')).toContain('application/problem+json');
+      expect(answer.headers.get('retry-after')).toBe('5');
+      expect(answer.body).toMatchObject({ status: 503, code: 'service_unavailable' });
     }
-    const graphql = await call('POST', '/graphql', { query: '{ categories { edges { node { slug } } } }' });
+    const graphql = await answersWithin(requestDeadlineMs + slowMachineMarginMs, () => call('POST', '/graphql', { query: '{ categories { edges { node { slug } } } }' }));
     expect(graphql.body.errors[0].extensions.code).toBe('service_unavailable');
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    const scrape = await fetch(`${server.url}/metrics`);
+    // Once, not twice: the data version's read failing is the answer, the query does not then wait out its own.
+    const kept = await answersWithin(requestDeadlineMs + slowMachineMarginMs, () => call('POST', '/graphql', { query: keptQuery }));
+    expect(kept.status).toBe(503);
+    expect(kept.headers.get('retry-after')).toBe('5');
+    expect(kept.body.errors[0].extensions.code).toBe('service_unavailable');
+
+    expect((await answersWithin(slowMachineMarginMs, () => fetch(`${server.url}/healthz`))).status).toBe(200);
+    const scrape = await answersWithin(probeDeadlineMs + slowMachineMarginMs, async () => {
+      const response = await fetch(`${server.url}/metrics`);
+      return { status: response.status, text: await response.text() };
+    });
     expect(scrape.status).toBe(200);
-    expect(await scrape.text()).toContain('hallowgate_webhook_queue_depth Nan');
+    expect(scrape.text).toContain('hallowgate_webhook_queue_depth Nan');
 
     proxy.restore();
-    await expect.poll(readiness, { timeout: 15_000 }).toBe(200);
+    await expect.poll(async () => (await readiness(server.url)).status, { timeout: 15_000 }).toBe(200);
     await expect.poll(async () => (await call('GET', '/v1/services?limit=1')).status, { timeout: 15_000 }).toBe(200);
+    const booked = await call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(6), customer: { name: 'After', email: 'after@example.com' } });
+    expect(booked.status).toBe(201);
+  });
+});
+
+describe.skipIf(!postgresUrl)('a connection whose query went unanswered', () => {
+  let proxy: FaultProxy;
+  let database: Database;
+
+  beforeAll(async () => {
+    proxy = await startFaultProxy(postgresUrl!);
+    // One connection: were the silent one lent out again, every later query would wait on it.
+    database = await openDatabase(
+      { kind: 'postgres', url: proxy.url },
+      { poolSize: 1, deadlines: { DATABASE_CONNECT_TIMEOUT_MS: 2000, DATABASE_STATEMENT_TIMEOUT_MS: 1000, DATABASE_TRANSACTION_TIMEOUT_MS: 10_000 } },
+    );
+  });
+  afterAll(async () => {
+    proxy?.restore();
+    await database?.close();
+    await proxy?.close();
+  });
+
+  it('is discarded, not pooled again, when its server hangs inside a transaction', async () => {
+    const select = () => database.prisma.$queryRaw<{ one: number }[]>`select 1 as one`;
+    expect(await select()).toEqual([{ one: 1 }]);
+    const failed = await database.prisma
+      .$transaction(async (tx) => {
+        await tx.$queryRaw`select 1`;
+        // The session hangs after BEGIN went through; new connections still reach the server.
+        proxy.stallOpen();
+        await tx.$queryRaw`select 2`;
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(databaseUnavailable(failed)?.code).toBe('service_unavailable');
+    expect(await answersWithin(1000 + slowMachineMarginMs, select)).toEqual([{ one: 1 }]);
   });
 });

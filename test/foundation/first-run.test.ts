@@ -169,3 +169,12 @@ describe('ADMIN_API_KEY', () => {
     expect(() => loadConfig({ ADMIN_API_KEY: 'key_ops.x', PORT: 'eighty', LOG_LEVEL: 'loud' })).toThrow(/^PORT .+; ADMIN_API_KEY must be key_<id>.+; LOG_LEVEL .+$/);
   });
 });
+
+describe('malformed settings', () => {
+  it('are all named in one line, DATABASE_URL among them', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x', PORT: 'abc', MAX_BODY_BYTES: '-1' })).toThrow(
+      /^DATABASE_URL must be unset, "pglite:memory" or a postgres:\/\/ URL; got "mysql:\/\/x"; PORT .+; MAX_BODY_BYTES .+$/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/^DATABASE_URL must be unset/);
+  });
+});

@@ -2,7 +2,7 @@ import { getIntrospectionQuery, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { complexityLimits } from '../../src/graphql/builder.js';
 import { documentLimits, maxAnswerBytes, useAnswerSizeLimit } from '../../src/graphql/limits.js';
-import { trustDocument } from '../../src/graphql/trusted-documents.js';
+import { markRestOperationDocument } from '../../src/graphql/rest-operation-documents.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -195,7 +195,7 @@ describe('document limits', () => {
     // The REST table's documents are passed by: REST serialises its own representation of their results.
     replaced.length = 0;
     const restDocument = parse('{ __typename }');
-    trustDocument(restDocument);
+    markRestOperationDocument(restDocument);
     finish({ data: { text: 'x' } }, restDocument);
     expect(replaced).toHaveLength(0);
   });

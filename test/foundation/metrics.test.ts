@@ -38,10 +38,12 @@ describe('/metrics', () => {
     expect(await sample('hallowgate_http_request_duration_seconds_count', { route: 'graphql:Haunts' })).toBe(1);
   });
 
-  it('counts reads answered from kept answers and reads that ran, per surface', async () => {
+  it('counts reads answered from the response cache and reads that ran, per surface', async () => {
     const call = apiClient(server.url, (await server.createKey()).key);
     const counts = async () =>
-      Promise.all((['rest', 'graphql'] as const).flatMap((surface) => (['hit', 'miss'] as const).map((outcome) => sample('hallowgate_kept_answers_total', { surface, outcome }))));
+      Promise.all(
+        (['rest', 'graphql'] as const).flatMap((surface) => (['hit', 'miss'] as const).map((outcome) => sample('hallowgate_response_cache_lookups_total', { surface, outcome }))),
+      );
     const before = await counts();
     for (let time = 0; time < 3; time++) {
       expect((await call('GET', '/api/v1/categories?limit=3&fields=slug')).status).toBe(200);

@@ -4,16 +4,17 @@ import { execute, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { getDatamodel } from '../../src/generated/pothos-types.js';
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
-// Installs the global ids answered at once, as the server's schema does.
-import '../../src/graphql/schema.js';
 
 interface Thing {
   id: number;
-  slowId?: boolean;
 }
 
+type RelayOptions = { synchronousGlobalIDs?: boolean; encodeGlobalID?: (typename: string, id: string | number | bigint) => string };
+
+const prefixed: RelayOptions['encodeGlobalID'] = (typename, id) => `${typename}:${id}`;
+
 /** A schema of its own: nodes whose id is read at once, nodes whose id comes from a promise, and plain globalID fields. */
-function thingsSchema(relay: { encodeGlobalID?: (typename: string, id: string | number | bigint) => string } = { encodeGlobalID: (typename, id) => `${typename}:${id}` }) {
+function thingsSchema(relay: RelayOptions) {
   const builder = new SchemaBuilder<{ Context: object }>({
     plugins: [RelayPlugin],
     relay,
@@ -38,11 +39,13 @@ function thingsSchema(relay: { encodeGlobalID?: (typename: string, id: string | 
   return builder.toSchema();
 }
 
-describe('global ids', () => {
-  const schema = thingsSchema();
+const everyKind = parse('{ things { id n } slowThings { id n } owner nobody already }');
+
+// The relay plugin's synchronousGlobalIDs option (patches/@pothos+plugin-relay+4.8.1.patch), which the node-ids fast path turns on.
+describe('global ids answered at once (relay synchronousGlobalIDs)', () => {
+  const schema = thingsSchema({ synchronousGlobalIDs: true, encodeGlobalID: prefixed });
 
   it('answer a node id read from the record at once: a list of nodes executes without a promise', () => {
-    // The relay plugin's own globalID awaits every id, so this execution would be a promise.
     const result = execute({ schema, document: parse('{ things { id n } owner nobody already }') });
     expect(result).not.toBeInstanceOf(Promise);
     expect(result).toEqual({
@@ -58,8 +61,26 @@ describe('global ids', () => {
     });
   });
 
+  it('are awaited by the plugin without the option: the same list executes as a promise', () => {
+    const result = execute({ schema: thingsSchema({ encodeGlobalID: prefixed }), document: parse('{ things { id n } }') });
+    expect(result).toBeInstanceOf(Promise);
+  });
+
+  it('answer what the plugin answers without the option, ids from promises included', async () => {
+    const awaited = await execute({ schema: thingsSchema({ encodeGlobalID: prefixed }), document: everyKind });
+    expect(await execute({ schema, document: everyKind })).toEqual(awaited);
+    expect(awaited).toMatchObject({
+      data: {
+        slowThings: [
+          { id: 'SlowThing:1', n: 1 },
+          { id: 'SlowThing:2', n: 2 },
+        ],
+      },
+    });
+  });
+
   it("encode with the relay plugin's own encoding when the schema sets none", () => {
-    const result = execute({ schema: thingsSchema({}), document: parse('{ things { id } }') });
+    const result = execute({ schema: thingsSchema({ synchronousGlobalIDs: true }), document: parse('{ things { id } }') });
     expect(result).toEqual({ data: { things: [{ id: encodeGlobalID('Thing', 1) }, { id: encodeGlobalID('Thing', 2) }] } });
     expect(encodeGlobalID('Thing', 1)).toBe(Buffer.from('Thing:1').toString('base64'));
   });

@@ -70,7 +70,16 @@ function harness() {
   };
 }
 
-const apiKey = (keyId: string): Principal => ({ kind: 'api_key', keyId, accountId: 'acct_fan', scopes: ['bookings:read'], plan: 'pro', promo: false, expiresAt: null });
+const apiKey = (keyId: string): Principal => ({
+  kind: 'api_key',
+  keyId,
+  accountId: 'acct_fan',
+  scopes: ['bookings:read'],
+  plan: 'pro',
+  promo: false,
+  expiresAt: null,
+  secretHash: 'not-checked-here',
+});
 
 describe('useSubscriptionFanOut', () => {
   it('executes an event once for 50 subscribers with one caller, document and variables, and gives each that answer', async () => {

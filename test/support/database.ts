@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/connection.js';
+import { openDatabase, type Database, type DatabaseDeadlines } from '../../src/db/connection.js';
 import { randomToken } from '../../src/shared/ids.js';
 import { templateDatabaseName, withDatabase } from './snapshots.js';
 
@@ -12,6 +12,8 @@ import { templateDatabaseName, withDatabase } from './snapshots.js';
 export interface TestDatabaseOptions {
   seeded: boolean;
   poolSize?: number;
+  /** PostgreSQL's deadlines (the server's settings). */
+  deadlines?: DatabaseDeadlines;
   onQuery?: (sql: string) => void;
   /** A PostgreSQL server to use whatever the suite's default (tests that need PostgreSQL itself). */
   postgresUrl?: string;
@@ -28,7 +30,7 @@ export async function openTestDatabase(options: TestDatabaseOptions): Promise<Da
   await withAdmin(serverUrl, (admin) => admin.query(`create database "${name}" template "${templateDatabaseName(options.seeded)}"`));
   const database = await openDatabase(
     { kind: 'postgres', url: withDatabase(serverUrl, name) },
-    { poolSize: options.poolSize ?? 10, ...(options.onQuery ? { onQuery: options.onQuery } : {}) },
+    { poolSize: options.poolSize ?? 10, ...(options.deadlines ? { deadlines: options.deadlines } : {}), ...(options.onQuery ? { onQuery: options.onQuery } : {}) },
   );
   return {
     ...database,

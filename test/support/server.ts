@@ -9,6 +9,7 @@ import type { Plan, PrismaClient } from '../../src/generated/prisma/client.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { newId } from '../../src/shared/ids.js';
 import { createSecretBox } from '../../src/shared/secrets.js';
+import { offersWorkerPollComment } from '../../src/bookings/holds/worker.js';
 import { openTestDatabase } from './database.js';
 import { testSecretsKey } from './secrets.js';
 
@@ -52,7 +53,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const database = await openTestDatabase({
     seeded: options.seed ?? false,
     poolSize: config.DATABASE_POOL_SIZE,
-    ...(options.onQuery ? { onQuery: options.onQuery } : {}),
+    deadlines: config,
+    // A request's statements, without the offers worker's polls, which come whenever they come.
+    ...(options.onQuery ? { onQuery: withoutWorkerPolls(options.onQuery) } : {}),
     ...(options.postgresUrl ? { postgresUrl: options.postgresUrl } : {}),
   });
   const secrets = createSecretBox(config.SECRETS_KEY!);
@@ -97,13 +100,23 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
 }
 
-/** Tests share Redis only when TEST_REDIS_URL is set (the CI run against real services). */
-function redisFromEnvironment(): { REDIS_URL?: string } {
+function withoutWorkerPolls(onQuery: (sql: string) => void): (sql: string) => void {
+  return (sql) => {
+    if (!sql.includes(offersWorkerPollComment)) onQuery(sql);
+  };
+}
+
+/**
+ * Tests share Redis only when TEST_REDIS_URL is set (the CI run against real services). Many test
+ * files load it at once on a small runner, where an answer can take longer than the 100 ms a request
+ * waits by default; the outage tests, which measure that deadline, set it themselves.
+ */
+function redisFromEnvironment(): { REDIS_URL?: string; REDIS_COMMAND_TIMEOUT_MS?: string } {
   const url = process.env['TEST_REDIS_URL'];
   if (!url) return {};
   // Each server is a deployment of its own: counters keyed by client address (failed
   // authentications) must not leak between test files that all connect from 127.0.0.1.
   const own = new URL(url);
   own.searchParams.set('keyPrefix', `test-${randomUUID()}:`);
-  return { REDIS_URL: own.toString() };
+  return { REDIS_URL: own.toString(), REDIS_COMMAND_TIMEOUT_MS: '1000' };
 }

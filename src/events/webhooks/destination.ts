@@ -53,7 +53,10 @@ export async function assertPublicDestination(url: URL, allowPrivate: boolean): 
   } catch {
     throw invalidUrl(`url's host ${host} does not resolve.`);
   }
-  if (addresses.length === 0 || !addresses.every(isPublicAddress)) throw invalidUrl(forbiddenAddressMessage);
+  if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
+    // Said when the endpoint is saved, where someone trying webhooks on their own machine looks.
+    throw invalidUrl(`${forbiddenAddressMessage} To send webhooks to local or private addresses (local development), start the server with WEBHOOK_ALLOW_PRIVATE=1.`);
+  }
 }
 
 /**
@@ -96,8 +99,17 @@ export function describeDeliveryFailure(error: unknown): string {
 }
 
 /**
- * POSTs a webhook and resolves with the response status (the body is drained, unread). Redirects are
- * not followed. `signal` bounds everything, DNS included.
+ * The most of a receiver's answer body that is read. Only the status decides an attempt, so the body
+ * is read just to let a short answer finish cleanly (its connection can then be reused); a longer one
+ * is cut here, so no receiver makes the gateway read more than this.
+ */
+export const maxAnswerBodyBytes = 64 * 1024;
+
+/**
+ * POSTs a webhook and resolves with the response status once the answer is over: its body read to
+ * the end or cut at maxAnswerBodyBytes or at `signal`, so the connection is finished with when this
+ * resolves and an attempt holds its slot until then. Redirects are not followed. `signal` bounds
+ * everything, DNS included; once the status has arrived it cuts the body rather than fail the request.
  */
 export function postWebhook(url: URL, headers: Record<string, string>, body: string, options: { allowPrivate: boolean; signal: AbortSignal }): Promise<number> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -106,6 +118,7 @@ export function postWebhook(url: URL, headers: Record<string, string>, body: str
     return Promise.reject(Object.assign(new Error(forbiddenAddressMessage), { code: 'EFORBIDDEN' }));
   }
   return new Promise((resolve, reject) => {
+    let status: number | undefined;
     const request = (url.protocol === 'https:' ? https : http).request(
       url,
       {
@@ -115,11 +128,22 @@ export function postWebhook(url: URL, headers: Record<string, string>, body: str
         ...(options.allowPrivate ? {} : { lookup: publicOnlyLookup }),
       },
       (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
+        status = response.statusCode ?? 0;
+        let bodyBytes = 0;
+        response.on('data', (chunk: Buffer) => {
+          bodyBytes += chunk.length;
+          if (bodyBytes > maxAnswerBodyBytes) request.destroy();
+        });
       },
     );
-    request.on('error', reject);
+    request.on('error', (error) => {
+      // After the status, an error is the body being cut (by the bound or the deadline): the answer stands.
+      if (status === undefined) reject(error);
+    });
+    // 'close' comes once the answer is complete or the connection is gone, never before the status is settled.
+    request.on('close', () => {
+      if (status !== undefined) resolve(status);
+    });
     request.end(body);
   });
 }

@@ -5,7 +5,7 @@ import { hasScope, insufficientScope } from '../../access/principal.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { parseInput } from '../../shared/validation.js';
-import { bookingEventTypes, webhookEventTypes, type WebhookEventType } from '../kinds.js';
+import { logEventTypes, webhookEventTypes, type WebhookEventType } from '../kinds.js';
 import { assertPublicDestination, parseWebhookUrl } from './destination.js';
 import { newWebhookSecret } from './signing.js';
 
@@ -25,7 +25,8 @@ const url = z.string({ error: 'url is required.' }).superRefine((text, context) 
   }
 });
 
-const createSchema = z.object({ url, events: eventList.optional(), description: description.optional() });
+/** The rules of a new endpoint's fields (CreateWebhookEndpointInput's, so one answer names type and rule errors together). */
+export const newEndpointInput = z.object({ url, events: eventList.optional(), description: description.optional() });
 const updateSchema = z
   .object({ url: url.optional(), events: eventList.optional(), description: description.optional(), enabled: z.boolean().optional() })
   .refine((input) => Object.values(input).some((value) => value !== undefined), { message: 'Send at least one of url, events, description, enabled.' });
@@ -35,13 +36,16 @@ function accountOf(context: Context): string {
 }
 
 /**
- * Booking events carry customers' names and emails, so an endpoint that receives them (an empty
- * list means every kind) may only be aimed by a key that could read bookings itself.
+ * Booking events and waitlist offers carry customers' names and emails, so an endpoint that
+ * receives them (an empty list means every kind) may only be aimed by a key that could read bookings itself.
  */
-function requireScopeForEvents(context: Context, events: readonly WebhookEventType[]): void {
-  const receivesBookings = events.length === 0 || events.some((kind) => (bookingEventTypes as readonly string[]).includes(kind));
+export function requireScopeForEvents(context: Context, events: readonly WebhookEventType[]): void {
+  const receivesBookings = events.length === 0 || events.some((kind) => (logEventTypes as readonly string[]).includes(kind));
   if (receivesBookings && !hasScope(context.principal, 'bookings:read')) {
-    throw insufficientScope(['bookings:read'], 'An endpoint that receives booking events (events empty, or any booking.* kind) carries customer data.');
+    throw insufficientScope(
+      ['bookings:read'],
+      'An endpoint that receives booking events or waitlist offers (events empty, or any booking.* kind, or waitlist.offered) carries customer data.',
+    );
   }
 }
 
@@ -59,7 +63,7 @@ export async function findOwnEndpoint(context: Context, id: string): Promise<Web
 
 /** Creates an endpoint; the returned secret is the only time it is shown. */
 export async function createEndpoint(context: Context, rawInput: unknown): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-  const input = parseInput(createSchema, rawInput);
+  const input = parseInput(newEndpointInput, rawInput);
   const events = input.events ?? [];
   requireScopeForEvents(context, events);
   const url = await checkedUrl(context, input.url);

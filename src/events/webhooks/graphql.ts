@@ -1,7 +1,9 @@
 import type { WebhookEndpoint } from '../../generated/prisma/client.js';
 import { builder } from '../../graphql/builder.js';
 import { upperCaseEnum } from '../../graphql/enums.js';
-import { createEndpoint, deleteEndpoint, findOwnEndpoint, redeliver, rotateEndpointSecret, updateEndpoint } from './endpoints.js';
+import { inputRules } from '../../graphql/input-coercion.js';
+import { createEndpoint, deleteEndpoint, findOwnEndpoint, newEndpointInput, redeliver, rotateEndpointSecret, updateEndpoint } from './endpoints.js';
+import { isTestEventBody, sendTestEvent } from './test-event.js';
 
 const DeliveryStatus = upperCaseEnum('WebhookDeliveryStatus', ['pending', 'succeeded', 'failed']);
 
@@ -20,6 +22,11 @@ builder.prismaObject('WebhookDelivery', {
     id: t.exposeID('id'),
     eventId: t.exposeID('messageId', { description: 'The msg_… id: the webhook-id header of every attempt.' }),
     event: t.exposeString('eventType'),
+    test: t.boolean({
+      description: 'A test event sent by sendTestWebhook (its body carries `"test": true`), not an event of the log.',
+      select: { payload: true },
+      resolve: (delivery) => isTestEventBody(delivery.payload),
+    }),
     status: t.expose('status', { type: DeliveryStatus }),
     attemptCount: t.exposeInt('attemptCount'),
     nextAttemptAt: t.field({
@@ -62,6 +69,7 @@ const EndpointWithSecret = builder.objectRef<{ endpoint: WebhookEndpoint; secret
 });
 
 const CreateInput = builder.inputType('CreateWebhookEndpointInput', {
+  extensions: inputRules(() => newEndpointInput),
   fields: (t) => ({
     url: t.string({ required: true }),
     events: t.stringList(),
@@ -75,6 +83,12 @@ const UpdateInput = builder.inputType('UpdateWebhookEndpointInput', {
     events: t.stringList(),
     description: t.string(),
     enabled: t.boolean(),
+  }),
+});
+
+const SendTestInput = builder.inputType('SendTestWebhookInput', {
+  fields: (t) => ({
+    event: t.string({ description: 'The kind of event to send; booking.created when left out.' }),
   }),
 });
 
@@ -127,5 +141,15 @@ builder.mutationFields((t) => ({
     authScopes: { scope: 'webhooks:manage' },
     args: { endpointId: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true }) },
     resolve: (_query, _root, args, context) => redeliver(context, String(args.endpointId), String(args.deliveryId)),
+  }),
+  sendTestWebhook: t.prismaField({
+    type: 'WebhookDelivery',
+    authScopes: { scope: 'webhooks:manage' },
+    description: 'Sends the endpoint a signed example event marked `"test": true`, now, once; it never enters the booking log.',
+    args: { endpointId: t.arg.id({ required: true }), input: t.arg({ type: SendTestInput }) },
+    resolve: async (query, _root, args, context) => {
+      const delivery = await sendTestEvent(context, String(args.endpointId), args.input);
+      return context.prisma.webhookDelivery.findUniqueOrThrow({ ...query, where: { id: delivery.id } });
+    },
   }),
 }));

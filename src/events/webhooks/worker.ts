@@ -1,23 +1,42 @@
 import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
 import { Prisma, type PrismaClient, type WebhookEndpoint } from '../../generated/prisma/client.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { pollingLoop } from '../../shared/polling.js';
 import type { SecretBox } from '../../shared/secrets.js';
 import { describeDeliveryFailure, postWebhook } from './destination.js';
 import { signatureHeader } from './signing.js';
 
-export interface DeliveryWorkerOptions {
+/** What one attempt needs: the database, the signing secrets, and the rules of an attempt's outcome. */
+export interface AttemptOptions {
   prisma: PrismaClient;
   logger: Logger;
   clock: Clock;
   /** Waits before the 2nd, 3rd, … attempt; after the last one the delivery fails. */
   retrySchedule: number[];
-  pollMs: number;
   timeoutMs: number;
   disableAfterMs: number;
   allowPrivate: boolean;
   /** Decrypts the endpoints' signing secrets. */
   secrets: SecretBox;
+}
+
+type AttemptSettings = Pick<Config, 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_DISABLE_AFTER_MS' | 'WEBHOOK_ALLOW_PRIVATE'>;
+
+/** The options of an attempt as the settings give them, for the worker and for a test event alike. */
+export function attemptOptionsOf(config: AttemptSettings, services: Pick<AttemptOptions, 'prisma' | 'logger' | 'clock' | 'secrets'>): AttemptOptions {
+  return {
+    ...services,
+    retrySchedule: parseSchedule(config.WEBHOOK_RETRY_SCHEDULE),
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+  };
+}
+
+export interface DeliveryWorkerOptions extends AttemptOptions {
+  pollMs: number;
   /** Attempts this instance runs at once. */
   concurrency: number;
   /**
@@ -27,7 +46,8 @@ export interface DeliveryWorkerOptions {
   concurrencyPerAccount: number;
 }
 
-interface ClaimedDelivery {
+/** A delivery whose lease this instance holds until locked_until. */
+export interface ClaimedDelivery {
   id: string;
   endpoint_id: string;
   message_id: string;
@@ -41,7 +61,7 @@ interface ClaimedDelivery {
  * (loading the endpoint, recording the outcome): an attempt never outlives its lease, so no other
  * instance claims a delivery while it is still being sent.
  */
-const leaseMarginMs = 5_000;
+export const leaseMarginMs = 5_000;
 
 const units = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 
@@ -51,6 +71,84 @@ export function parseSchedule(text: string): number[] {
     const [, amount, unit] = /^(\d+)(ms|s|m|h)$/.exec(part.trim())!;
     return Number(amount) * units[unit as keyof typeof units];
   });
+}
+
+async function send(options: AttemptOptions, endpoint: WebhookEndpoint, delivery: ClaimedDelivery, deadline: AbortSignal) {
+  const { clock } = options;
+  const started = clock();
+  const body = JSON.stringify(delivery.payload);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'hallowgate-webhooks/1',
+    'webhook-id': delivery.message_id,
+    'webhook-timestamp': String(Math.floor(started.getTime() / 1000)),
+    'webhook-signature': signatureHeader(endpoint, options.secrets, delivery.message_id, started, body),
+  };
+  try {
+    const status = await postWebhook(new URL(endpoint.url), headers, body, { allowPrivate: options.allowPrivate, signal: deadline });
+    return { ok: status >= 200 && status < 300, responseStatus: status, error: null };
+  } catch (error) {
+    const message = deadline.aborted ? `No answer within ${options.timeoutMs} ms.` : describeDeliveryFailure(error);
+    return { ok: false, responseStatus: null, error: message };
+  }
+}
+
+/**
+ * Sends one attempt of a claimed delivery and records its outcome: the attempt, the delivery's next
+ * state (done, or due again after the retry schedule), and the endpoint's failure streak.
+ */
+export async function attemptDelivery(options: AttemptOptions, delivery: ClaimedDelivery): Promise<void> {
+  const { prisma, logger, clock } = options;
+  // Counted from the claim, so loading the endpoint, DNS, the request and the answer (its body too)
+  // all fit in the lease, and the attempt keeps its slot, here and in its account's share, until its
+  // connection is finished with.
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const endpoint = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: delivery.endpoint_id } });
+  const started = performance.now();
+  const outcome = await send(options, endpoint, delivery, deadline);
+  const now = clock();
+  const retryAfter = options.retrySchedule[delivery.attempt_count - 1];
+  // 410 Gone: the receiver says the endpoint is no more, so it is disabled rather than retried.
+  const gone = outcome.responseStatus === 410;
+  const finished = outcome.ok || gone || retryAfter === undefined;
+  await prisma.$transaction(async (tx) => {
+    // Only the holder of the lease records the outcome.
+    const { count } = await tx.webhookDelivery.updateMany({
+      where: { id: delivery.id, lockedUntil: delivery.locked_until },
+      data: {
+        lockedUntil: null,
+        status: outcome.ok ? 'succeeded' : finished ? 'failed' : 'pending',
+        ...(finished ? { completedAt: now } : { nextAttemptAt: new Date(now.getTime() + retryAfter!) }),
+      },
+    });
+    if (count === 0) return;
+    await tx.webhookAttempt.create({
+      data: {
+        id: newId('webhookAttempt'),
+        deliveryId: delivery.id,
+        attemptNumber: delivery.attempt_count,
+        startedAt: new Date(now.getTime() - Math.round(performance.now() - started)),
+        durationMs: Math.round(performance.now() - started),
+        responseStatus: outcome.responseStatus,
+        error: outcome.error,
+      },
+    });
+    if (outcome.ok) {
+      if (endpoint.failingSince) await tx.webhookEndpoint.update({ where: { id: endpoint.id }, data: { failingSince: null } });
+      return;
+    }
+    const failingSince = endpoint.failingSince ?? now;
+    const disabledReason = gone
+      ? 'The endpoint answered 410 Gone.'
+      : now.getTime() - failingSince.getTime() >= options.disableAfterMs
+        ? `No successful delivery since ${failingSince.toISOString()}.`
+        : null;
+    await tx.webhookEndpoint.update({
+      where: { id: endpoint.id },
+      data: { failingSince, ...(disabledReason ? { enabled: false, disabledReason } : {}) },
+    });
+  });
+  if (!outcome.ok) logger.info({ delivery: delivery.id, endpoint: endpoint.id, attempt: delivery.attempt_count, ...outcome }, 'webhook attempt failed');
 }
 
 /**
@@ -67,8 +165,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const { prisma, logger, clock } = options;
   /** Attempts under way here, by delivery id. */
   const inFlight = new Map<string, Promise<void>>();
-  let timer: NodeJS.Timeout | undefined;
-  let running = false;
   let claiming: Promise<void> | undefined;
   /** A slot freed (or the poll came) while a claim was running: claim again after it. */
   let claimAgain = false;
@@ -113,78 +209,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     });
   }
 
-  async function send(endpoint: WebhookEndpoint, delivery: ClaimedDelivery, deadline: AbortSignal) {
-    const started = clock();
-    const body = JSON.stringify(delivery.payload);
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': 'hallowgate-webhooks/1',
-      'webhook-id': delivery.message_id,
-      'webhook-timestamp': String(Math.floor(started.getTime() / 1000)),
-      'webhook-signature': signatureHeader(endpoint, options.secrets, delivery.message_id, started, body),
-    };
-    try {
-      const status = await postWebhook(new URL(endpoint.url), headers, body, { allowPrivate: options.allowPrivate, signal: deadline });
-      return { ok: status >= 200 && status < 300, responseStatus: status, error: null };
-    } catch (error) {
-      const message = deadline.aborted ? `No answer within ${options.timeoutMs} ms.` : describeDeliveryFailure(error);
-      return { ok: false, responseStatus: null, error: message };
-    }
-  }
-
-  async function attempt(delivery: ClaimedDelivery) {
-    // Counted from the claim, so loading the endpoint, DNS and the request all fit in the lease.
-    const deadline = AbortSignal.timeout(options.timeoutMs);
-    const endpoint = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: delivery.endpoint_id } });
-    const started = performance.now();
-    const outcome = await send(endpoint, delivery, deadline);
-    const now = clock();
-    const retryAfter = options.retrySchedule[delivery.attempt_count - 1];
-    // 410 Gone: the receiver says the endpoint is no more, so it is disabled rather than retried.
-    const gone = outcome.responseStatus === 410;
-    const finished = outcome.ok || gone || retryAfter === undefined;
-    await prisma.$transaction(async (tx) => {
-      // Only the holder of the lease records the outcome.
-      const { count } = await tx.webhookDelivery.updateMany({
-        where: { id: delivery.id, lockedUntil: delivery.locked_until },
-        data: {
-          lockedUntil: null,
-          status: outcome.ok ? 'succeeded' : finished ? 'failed' : 'pending',
-          ...(finished ? { completedAt: now } : { nextAttemptAt: new Date(now.getTime() + retryAfter!) }),
-        },
-      });
-      if (count === 0) return;
-      await tx.webhookAttempt.create({
-        data: {
-          id: newId('webhookAttempt'),
-          deliveryId: delivery.id,
-          attemptNumber: delivery.attempt_count,
-          startedAt: new Date(now.getTime() - Math.round(performance.now() - started)),
-          durationMs: Math.round(performance.now() - started),
-          responseStatus: outcome.responseStatus,
-          error: outcome.error,
-        },
-      });
-      if (outcome.ok) {
-        if (endpoint.failingSince) await tx.webhookEndpoint.update({ where: { id: endpoint.id }, data: { failingSince: null } });
-        return;
-      }
-      const failingSince = endpoint.failingSince ?? now;
-      const disabledReason = gone
-        ? 'The endpoint answered 410 Gone.'
-        : now.getTime() - failingSince.getTime() >= options.disableAfterMs
-          ? `No successful delivery since ${failingSince.toISOString()}.`
-          : null;
-      await tx.webhookEndpoint.update({
-        where: { id: endpoint.id },
-        data: { failingSince, ...(disabledReason ? { enabled: false, disabledReason } : {}) },
-      });
-    });
-    if (!outcome.ok) logger.info({ delivery: delivery.id, endpoint: endpoint.id, attempt: delivery.attempt_count, ...outcome }, 'webhook attempt failed');
-  }
-
   function launch(delivery: ClaimedDelivery) {
-    const attempted: Promise<void> = attempt(delivery)
+    const attempted: Promise<void> = attemptDelivery(options, delivery)
       .catch((error: unknown) => logger.error({ err: error, delivery: delivery.id }, 'webhook attempt crashed'))
       .finally(() => {
         inFlight.delete(delivery.id);
@@ -195,7 +221,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
 
   /** Claims deliveries until this instance's slots are full or nothing more is due. */
   function fill() {
-    if (!running) return;
+    if (!loop.running) return;
     if (claiming) {
       claimAgain = true;
       return;
@@ -203,13 +229,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     claiming = (async () => {
       do {
         claimAgain = false;
-        while (running && inFlight.size < options.concurrency) {
+        while (loop.running && inFlight.size < options.concurrency) {
           const free = options.concurrency - inFlight.size;
           const claimed = await claim(free);
           for (const delivery of claimed) launch(delivery);
           if (claimed.length < free) break;
         }
-      } while (running && claimAgain && inFlight.size < options.concurrency);
+      } while (loop.running && claimAgain && inFlight.size < options.concurrency);
     })()
       .catch((error: unknown) => {
         if (!(error instanceof Prisma.PrismaClientKnownRequestError)) logger.error({ err: error }, 'webhook claim failed');
@@ -219,21 +245,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       });
   }
 
-  function poll() {
-    fill();
-    if (running) timer = setTimeout(poll, options.pollMs);
-  }
+  // Each poll starts a fill and returns: attempts run on beyond it, and stop() waits for them below.
+  const loop = pollingLoop(options.pollMs, async () => fill());
 
   return {
-    start() {
-      if (running) return;
-      running = true;
-      poll();
-    },
+    start: loop.start,
     /** Stops claiming and waits for the attempts already under way. */
     async stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
+      await loop.stop();
       await claiming;
       await Promise.all(inFlight.values());
     },

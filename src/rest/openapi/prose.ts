@@ -5,7 +5,8 @@ import type { ErrorCode } from '../../shared/errors.js';
 /**
  * The hand-kept part of the OpenAPI documents: summaries, descriptions, tags, examples and the error
  * codes particular to a route. Everything else (paths, parameters, bodies, answers, statuses,
- * headers, scopes) is derived by generate.ts from the REST table, its operations and the schema.
+ * headers, scopes) is derived by generate.ts (with schemas.ts, operations.ts and responses.ts) from
+ * the REST table, its operations and the schema.
  */
 
 export type DocumentName = 'v1' | 'api-v1';
@@ -67,8 +68,14 @@ export const sharedProse = {
     'CreateBookingInput.serviceId': 'A `svc_…` id; an unknown one gives 422 naming `service_id`.',
     'CreateBookingInput.startTime': 'A start time of the service: not in the past and at most 731 days ahead.',
     UpdateBookingInput: 'Any of the fields; the ones left out keep their values. A change of slot must find a free place there.',
-    BookingEvent: 'One booking change, the same body webhooks deliver.',
-    'BookingEvent.data': 'The booking as it was after the change.',
+    BookingEvent: 'One event of the log (a booking change, or a waitlist offer), the same body webhooks deliver.',
+    'BookingEvent.data':
+      "booking.*: the booking as it was after the change. `booking.updated` adds `previous_attributes` (the fields that changed, with their values before); `booking.cancelled` adds `cancellation` (`by`: the `key_…` id, or `operator`; `reason`: the client's, or null). waitlist.offered: the waitlist entry as offered, its `offer` holding the `hold_id` to book and its `expires_at`.",
+    'CreateBookingInput.holdId':
+      'A `hold_…` id of the account, instead of `service_id`, `start_time` and `party_size`: the booking takes its places; 409 `hold_expired` when it is no longer held.',
+    'CreateHoldInput.expiresInSeconds': '60 to 1,800; 600 when left out.',
+    'CreateWaitlistEntryInput.offerExpiresInSeconds': "How long an offer's hold lasts: 60 to 1,800; 600 when left out.",
+    CancelBookingInput: 'Optional; the reason is carried by `booking.cancelled`.',
     // Operators
     Plan: 'Requests per minute: free 100, pro 1,000, business 10,000, enterprise 10,000 (and HMAC signing).',
     'ApiKey.scopes': '`admin` implies every other scope.',
@@ -105,6 +112,8 @@ export const sharedProse = {
     'WebhookAttempt.error': 'Why no answer came, when none did.',
     WebhookDeliveryStatus: '`succeeded` after a 2xx; `failed` after the last retry (or when the endpoint was deleted).',
     'WebhookDelivery.nextAttemptAt': 'When `pending`: the next attempt.',
+    'WebhookDelivery.test': '`true` for a test event sent by `POST /v1/webhook_endpoints/{id}/test`; its body carries `"test": true`.',
+    'SendTestWebhookInput.event': 'The kind of event to send; `booking.created` when left out (or when there is no body).',
     // Directory
     Event: 'Every key but `id` may be left out by `fields`; `categories` and `images` appear only with `include`.',
     Attraction: 'Every key but `id` may be left out by `fields`; `events` and `categories` appear only with `include`.',
@@ -161,8 +170,25 @@ const webhookParameters = {
 };
 
 const bookingId = "A `bk_…` id of the caller's account; any other gives 404.";
+const holdId = "A `hold_…` id of the caller's account; any other gives 404.";
+const waitlistEntryId = "A `wle_…` id of the caller's account; any other gives 404.";
+const ifMatch =
+  'The `ETag` a GET of the booking answered (or `*`, any): if the booking changed since, 412 `precondition_failed` and nothing changes. Compared strongly: a weak tag never matches.';
 const endpointId = "A `we_…` id of the caller's account; any other (or a deleted one) gives 404.";
 const usageRange = { from: 'Start of the range, inclusive.', to: 'End of the range, exclusive; after `from`.' };
+
+/** What every webhook request of the document shares: no credential but the signature headers, a JSON body of `schema`, and what answers mean. */
+function signedDelivery(schema: string) {
+  return {
+    security: [],
+    parameters: [{ $ref: '#/components/parameters/WebhookId' }, { $ref: '#/components/parameters/WebhookTimestamp' }, { $ref: '#/components/parameters/WebhookSignature' }],
+    requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } },
+    responses: {
+      '200': { description: 'Any 2xx ends the delivery.' },
+      '400': { description: 'Anything other than 2xx (including 3xx and 4xx) is retried on the schedule.' },
+    },
+  };
+}
 
 const v1: DocumentProse = {
   info: {
@@ -176,6 +202,7 @@ const v1: DocumentProse = {
   },
   tags: [
     { name: 'Bookings', description: 'Create, list, read, change and cancel bookings.' },
+    { name: 'Holds and waitlists', description: 'Places kept while a customer books, and lines for full slots that offer freed places.' },
     { name: 'Services', description: 'Bookable offerings such as timed entries.' },
     { name: 'Booking events', description: 'The durable log of booking changes.' },
     { name: 'Webhook endpoints', description: 'Where booking events are delivered, signed per Standard Webhooks.' },
@@ -192,12 +219,15 @@ const v1: DocumentProse = {
       description: [
         'Books `party_size` places (default 1) in a slot of the service: `start_time` must be one of the times `GET /v1/services/{id}/availability` lists, that has not started (422 `not_a_slot` or `in_past` on `start_time`). At most `capacity` places of a slot are taken, whatever number of clients book at once; fewer places left than `party_size` gives 409 `slot_full`.',
         '',
+        "Or books a hold (`POST /v1/holds`, or a waitlist offer): `hold_id` instead of `service_id`, `start_time` and `party_size` (sending them too gives 422 `not_with_hold`), and `customer`, which a waitlist offer may leave out (its entry's is used). The held places become the booking's with no new capacity check; a hold that expired, was released or was booked already gives 409 `hold_expired`.",
+        '',
         '`Idempotency-Key` is honoured for 24 h per account: the same key with the same body answers 201 again with the first answer as it was sent (later changes to the booking do not show) and `Idempotent-Replayed: true`, creating nothing; with another body it gives 422 `idempotency_key_reused`. A retry sent while the first request is still running waits for it and replays its result. Only successful creates are remembered, so a retry after an error (such as `slot_full`) runs again.',
       ].join('\n'),
       response: 'The booking, `confirmed`.',
       parameters: { 'Idempotency-Key': '1 to 255 visible ASCII characters chosen by the client, e.g. a UUID.' },
       errors: {
         slot_full: 'the slot has fewer places left than `party_size`.',
+        hold_expired: 'the `hold_id` names a hold that expired, was released or was booked already.',
         idempotency_key_in_use: 'in the rare case that an earlier request with the key vanished mid-way.',
         idempotency_key_reused: 'the `Idempotency-Key` came before with another body.',
       },
@@ -212,12 +242,15 @@ const v1: DocumentProse = {
       tags: ['Bookings'],
       operationId: 'listBookings',
       summary: 'List bookings',
-      description: "The account's bookings by `start_time`, then id. `Last-Modified` is the last change of any booking of the account.",
+      description:
+        "The account's bookings by `start_time`, then id; with `updated_since`, by `updated_at`, then id, so a receiver that missed webhooks re-syncs from the last `updated_at` it saw. A cursor pages in the order it was made in (by the values of the last row sent, so a row that changes meanwhile moves no other out of the pages); under the other order it gives 400 naming `cursor`. `Last-Modified` is the last change of any booking of the account.",
       response: 'A page of bookings.',
       parameters: {
         start_date: 'First UTC day (inclusive) on which `start_time` may fall.',
         end_date: 'Last UTC day (inclusive); before `start_date` gives 400.',
         service_id: "Only this service's bookings.",
+        updated_since: 'Only bookings whose `updated_at` is at or after this UTC time; orders the list by `updated_at`, then id.',
+        created_since: 'Only bookings whose `created_at` is at or after this UTC time.',
       },
     },
     'GET /v1/bookings/{id}': { tags: ['Bookings'], operationId: 'getBooking', summary: 'Get a booking', response: 'The booking.', parameters: { id: bookingId } },
@@ -226,19 +259,102 @@ const v1: DocumentProse = {
       operationId: 'updateBooking',
       summary: 'Change a booking',
       description:
-        'Changes any of `start_time`, `service_id`, `party_size` and `customer`. A change logs `booking.updated`; a PATCH that changes nothing logs nothing. The new slot must be a slot of the service that has not started, with `party_size` places left besides the ones this booking holds.',
+        'Changes any of `start_time`, `service_id`, `party_size` and `customer`. A change logs `booking.updated`, whose `data.previous_attributes` holds the fields that changed with their values before; a PATCH that changes nothing logs nothing. The new slot must be a slot of the service that has not started, with `party_size` places left besides the ones this booking holds. With `If-Match`, the change is made only if the booking is still at that ETag, checked and written in one transaction.',
       response: 'The booking after the change.',
-      parameters: { id: bookingId },
-      errors: { booking_cancelled: 'a cancelled booking never changes.', slot_full: 'the slot has fewer places left than `party_size`.' },
+      parameters: { id: bookingId, 'If-Match': ifMatch },
+      errors: {
+        booking_cancelled: 'a cancelled booking never changes.',
+        slot_full: 'the slot has fewer places left than `party_size`.',
+        precondition_failed: 'the booking changed since the ETag sent in `If-Match`.',
+      },
       requestExample: { start_time: '2027-10-31T20:00:00Z' },
     },
     'DELETE /v1/bookings/{id}': {
       tags: ['Bookings'],
       operationId: 'cancelBooking',
       summary: 'Cancel a booking',
-      description: 'Cancels the booking and frees its place; the record is kept. A repeated DELETE answers 200 with the cancelled booking and logs no second event.',
+      description:
+        'Cancels the booking and frees its place; the record is kept. An optional JSON body `{ "reason": "…" }` (at most 500 characters) is carried by `booking.cancelled` in `data.cancellation`, with `by`: the `key_…` id that cancelled, or `operator` for an admin key. A repeated DELETE answers 200 with the cancelled booking and logs no second event. With `If-Match`, the booking is cancelled only if it is still at that ETag.',
       response: 'The booking, now `cancelled`.',
-      parameters: { id: bookingId },
+      parameters: { id: bookingId, 'If-Match': ifMatch },
+      errors: { precondition_failed: 'the booking changed since the ETag sent in `If-Match`.' },
+      requestExample: { reason: 'The customer called: plans changed.' },
+    },
+    'POST /v1/holds': {
+      tags: ['Holds and waitlists'],
+      operationId: 'createHold',
+      summary: 'Hold places in a slot',
+      description: [
+        "Keeps `party_size` places of a slot for `expires_in_seconds` (60 to 1,800; 600 when left out) while a customer completes a booking: they count against the slot's capacity exactly as a booking's do, taken under the same single conditional update, so holds and bookings together never exceed it. From `expires_at` on, the hold counts for nothing, whatever runs later: availability's `remaining` goes back up at that instant.",
+        '',
+        'Book it with `POST /v1/bookings` and `{ "hold_id": "hold_…", "customer": { … } }`: the booking takes the held places with no new capacity check that could fail, or gives 409 `hold_expired` once the hold has expired or was released.',
+      ].join('\n'),
+      response: 'The hold, `held`, with `expires_at`.',
+      errors: {
+        slot_full: 'the slot has fewer places left than `party_size`.',
+        too_many_holds: 'the account has 1,000 holds held already (its waitlist offers included).',
+      },
+      requestExample: { service_id: 'svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc', start_time: '2027-10-31T19:00:00Z', party_size: 2, expires_in_seconds: 300 },
+    },
+    'GET /v1/holds/{id}': {
+      tags: ['Holds and waitlists'],
+      operationId: 'getHold',
+      summary: 'Get a hold',
+      description: 'A hold past `expires_at` reads `expired` at once, whether or not the server has recorded it yet.',
+      response: 'The hold.',
+      parameters: { id: holdId },
+    },
+    'DELETE /v1/holds/{id}': {
+      tags: ['Holds and waitlists'],
+      operationId: 'releaseHold',
+      summary: 'Release a hold',
+      description:
+        "Gives the places back now; they are offered to the slot's waitlist in the same transaction. Releasing a waitlist offer's hold declines the offer (its entry becomes `withdrawn`). A hold no longer held (`released`, `expired`, `converted`) is answered as it is: repeating the DELETE is 200.",
+      response: 'The hold, `released` (or as it was).',
+      parameters: { id: holdId },
+    },
+    'POST /v1/waitlist_entries': {
+      tags: ['Holds and waitlists'],
+      operationId: 'createWaitlistEntry',
+      summary: 'Join the waitlist of a slot',
+      description: [
+        'Adds an entry to the line for a slot, typically one that answered 409 `slot_full`. When places are freed (a cancellation, a reschedule away or a smaller party, a hold released or expired, a capacity raised), they are offered in the same transaction (or, for an expiry, within a second): entries are taken in the order they joined, and each one whose party fits in the places free gets an **offer**, a hold of its own for `offer_expires_in_seconds` (60 to 1,800; 600 when left out), announced as the event `waitlist.offered` (webhooks, `GET /v1/booking_events`, subscriptions). An entry larger than what is free keeps its place in line: later entries that fit are offered those places meanwhile, and it is offered first once enough are free.',
+        '',
+        'Book an offer with `POST /v1/bookings` and `{ "hold_id": offer.hold_id }` (the entry\'s customer is used when `customer` is left out). An offer not booked by its `expires_at` expires the entry, and its places go to the next entries. If places are free when the entry is made, it is answered already `offered`.',
+      ].join('\n'),
+      response: 'The entry: `waiting`, or `offered` with its `offer`.',
+      errors: { too_many_waitlist_entries: 'the account has 1,000 entries waiting or offered already.' },
+      requestExample: {
+        service_id: 'svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc',
+        start_time: '2027-10-31T19:00:00Z',
+        party_size: 4,
+        customer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+        offer_expires_in_seconds: 900,
+      },
+    },
+    'GET /v1/waitlist_entries': {
+      tags: ['Holds and waitlists'],
+      operationId: 'listWaitlistEntries',
+      summary: 'List waitlist entries',
+      description: "The account's entries in the order they joined.",
+      response: 'A page of entries.',
+      parameters: { service_id: "Only this service's entries.", status: 'Only entries in this status, as it reads now (an offer past its `expires_at` is `expired`).' },
+    },
+    'GET /v1/waitlist_entries/{id}': {
+      tags: ['Holds and waitlists'],
+      operationId: 'getWaitlistEntry',
+      summary: 'Get a waitlist entry',
+      response: 'The entry.',
+      parameters: { id: waitlistEntryId },
+    },
+    'DELETE /v1/waitlist_entries/{id}': {
+      tags: ['Holds and waitlists'],
+      operationId: 'withdrawWaitlistEntry',
+      summary: 'Leave the waitlist',
+      description:
+        "Withdraws the entry; an offered entry's hold is released and its places offered to the next entries. An entry no longer `waiting` or `offered` is answered as it is: repeating the DELETE is 200.",
+      response: 'The entry, `withdrawn` (or as it was).',
+      parameters: { id: waitlistEntryId },
     },
     'GET /v1/services': {
       tags: ['Services'],
@@ -254,7 +370,7 @@ const v1: DocumentProse = {
       operationId: 'getServiceAvailability',
       summary: 'List free slots',
       description: [
-        "Every slot of the service starting on the local days `start_date` … `end_date` (in the service's `timezone`, both inclusive, at most 31 days) that has not started, oldest first, with the places it has (`capacity`) and the places left (`remaining`).",
+        "Every slot of the service starting on the local days `start_date` … `end_date` (in the service's `timezone`, both inclusive, at most 31 days) that has not started, oldest first, with the places it has (`capacity`) and the places left (`remaining`: `capacity` minus confirmed bookings' and unexpired holds' places).",
         '',
         'Slots start at `opens + k × slot_minutes` local time on each season day with opening hours, while the visit (`duration_minutes`) ends by `closes`. On the night clocks go back a repeated local time has two slots; on the night they go forward a missing one has none. A booking, a cancel or a reschedule changes the answer at once, so pages can poll it with `If-None-Match`.',
       ].join('\n'),
@@ -344,6 +460,19 @@ const v1: DocumentProse = {
       response: 'The delivery, `pending` again.',
       parameters: { id: endpointId, delivery_id: 'A delivery of this endpoint; any other gives 404.' },
       errors: { delivery_pending: 'the delivery is still being attempted.' },
+    },
+    'POST /v1/webhook_endpoints/{id}/test': {
+      tags: ['Webhook endpoints'],
+      operationId: 'sendTestWebhook',
+      summary: 'Send the endpoint a test event',
+      description: [
+        'Sends the endpoint, now, one signed example event of the kind in `event`: a body of exactly the shape a real event of that kind has (fresh example ids that name no record), plus a top-level `"test": true`, inside the signed body. Its `webhook-id` is a fresh `msg_…`.',
+        '',
+        'It goes through the delivery code real events take (signature, address checks, the 10 s deadline) and is recorded as a delivery of this endpoint (`test: true` in the list), attempted once and never retried. It never enters the booking log: `GET /v1/booking_events`, subscriptions and the other endpoints never see it. Booking kinds also need the `bookings:read` scope, as an endpoint receiving them does; the endpoint must take the kind (its `events` empty or listing it).',
+      ].join('\n'),
+      response: "The delivery, `succeeded` or `failed`, with its one attempt (the receiver's status, or why none came).",
+      parameters: { id: endpointId },
+      requestExample: { event: 'booking.cancelled' },
     },
     'GET /v1/usage': {
       tags: ['Analytics'],
@@ -463,14 +592,19 @@ const v1: DocumentProse = {
           '- Delivery is at least once: after a crash or a timeout the same `webhook-id` may come again, so deduplicate on it. Each endpoint gets its events in log order.',
           '- An endpoint without a successful delivery for 5 days is disabled.',
           '- Redirects are not followed. Hosts resolving to private, loopback or link-local addresses are refused at every attempt, on the address actually connected to.',
+          '- A test event (`POST /v1/webhook_endpoints/{id}/test`) has the same body plus a top-level `"test": true`; no event of the log carries `test`.',
         ].join('\n'),
-        security: [],
-        parameters: [{ $ref: '#/components/parameters/WebhookId' }, { $ref: '#/components/parameters/WebhookTimestamp' }, { $ref: '#/components/parameters/WebhookSignature' }],
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/BookingEvent' } } } },
-        responses: {
-          '200': { description: 'Any 2xx ends the delivery.' },
-          '400': { description: 'Anything other than 2xx (including 3xx and 4xx) is retried on the schedule.' },
-        },
+        ...signedDelivery('BookingEvent'),
+      },
+    },
+    waitlistOffered: {
+      post: {
+        tags: ['Webhook endpoints'],
+        operationId: 'receiveWaitlistOffer',
+        summary: 'A waitlist offer, delivered to your endpoint',
+        description:
+          "Sent to endpoints whose `events` include `waitlist.offered` (or are empty) when freed places are offered to one of the account's waitlist entries: `data` is the entry, its `offer.hold_id` the hold to book before `offer.expires_at`. Signed, ordered and retried exactly like booking events; the same body is in `GET /v1/booking_events` and on subscriptions.",
+        ...signedDelivery('BookingEvent'),
       },
     },
     usageAlert: {
@@ -479,13 +613,7 @@ const v1: DocumentProse = {
         operationId: 'receiveUsageAlert',
         summary: "A usage alert of one of the account's keys, delivered to your endpoint",
         description: 'Sent to endpoints whose `events` include `api_key.usage_alert` (or are empty), signed and retried exactly like booking events, in order with them.',
-        security: [],
-        parameters: [{ $ref: '#/components/parameters/WebhookId' }, { $ref: '#/components/parameters/WebhookTimestamp' }, { $ref: '#/components/parameters/WebhookSignature' }],
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/UsageAlertEvent' } } } },
-        responses: {
-          '200': { description: 'Any 2xx ends the delivery.' },
-          '400': { description: 'Anything other than 2xx is retried on the schedule.' },
-        },
+        ...signedDelivery('UsageAlertEvent'),
       },
     },
   },

@@ -1,11 +1,21 @@
 import { createClient, type Client } from 'graphql-ws';
 
-/** A booking event as the feed shows it: the webhook body. */
+/**
+ * A booking event as the feed shows it: the webhook body. A waitlist.offered event's data is the
+ * waitlist entry (`wle_…`), with its party and the offer: the hold to book and when it lapses.
+ */
 export interface FeedEvent {
   id: string;
   event: string;
   created: string;
-  data: { id: string; status: string; start_time: string; customer?: { name?: string } };
+  data: {
+    id: string;
+    status: string;
+    start_time: string;
+    customer?: { name?: string };
+    party_size?: number;
+    offer?: { hold_id: string; expires_at: string } | null;
+  };
 }
 
 export type FeedStatus = 'live' | 'reconnecting';

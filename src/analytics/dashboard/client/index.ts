@@ -151,9 +151,19 @@ function showUsage(buckets: Bucket[], granularity: string) {
   );
 }
 
+/** What a line says after its time: a booking's change and status, or whom a waitlist offer is for and until when its hold lasts. */
+function describeEvent({ event, data }: FeedEvent): string {
+  const starts = `starts ${time(data.start_time)}`;
+  if (event === 'waitlist.offered' && data.offer) {
+    const party = data.party_size === undefined ? '' : ` (party of ${data.party_size})`;
+    return `${event} ${data.id}, offer to ${data.customer?.name ?? 'a waitlisted customer'}${party}: ${data.offer.hold_id} until ${time(data.offer.expires_at)}, ${starts}`;
+  }
+  const who = data.customer?.name ? ` for ${data.customer.name}` : '';
+  return `${event} ${data.id}${who}, ${data.status}, ${starts}`;
+}
+
 function feedEntry(event: FeedEvent): HTMLLIElement {
-  const who = event.data.customer?.name ? ` for ${event.data.customer.name}` : '';
-  const entry = item(`${time(event.created)}: ${event.event} ${event.data.id}${who}, ${event.data.status}, starts ${time(event.data.start_time)}`, event.event.replace('.', '-'));
+  const entry = item(`${time(event.created)}: ${describeEvent(event)}`, event.event.replace('.', '-'));
   entry.dataset['eventId'] = event.id;
   return entry;
 }

@@ -3,9 +3,9 @@ import { futureSlot } from '../support/http.js';
 import type { TestServer } from '../support/server.js';
 import { createService, customer, startBookingServer } from '../bookings/fixtures.js';
 
-// A plain JSON POST (query, operationName, variables) is run by the HTTP layer through Yoga's
-// envelop, and answered there when its result has no errors; the same request with `extensions`
-// is Yoga's from end to end. Both must answer alike, and nothing may run twice.
+// A JSON POST of query, operationName and variables is executed by the HTTP layer through Yoga's
+// envelop (src/server/json-post.ts), and answered there when its result has no errors; the same
+// request with `extensions` is Yoga's from end to end. Both must answer alike, and nothing may run twice.
 
 let server: TestServer;
 let key: string;
@@ -25,7 +25,7 @@ interface Sent {
   body: string;
 }
 
-/** The request as a plain POST, or with `extensions` (which only Yoga's own pipeline takes). */
+/** The request as a JSON POST the HTTP layer takes, or with `extensions` (which only Yoga's own pipeline takes). */
 async function post(request: Record<string, unknown>, through: 'plain' | 'yoga', accept?: string): Promise<Sent> {
   const response = await fetch(`${server.url}/graphql`, {
     method: 'POST',
@@ -38,7 +38,7 @@ async function post(request: Record<string, unknown>, through: 'plain' | 'yoga',
   return { status: response.status, headers, body: (await response.text()).replace(/req_[0-9a-f]+/g, 'req_…') };
 }
 
-describe('a plain JSON POST', () => {
+describe('a JSON POST executed before Yoga', () => {
   it.each([
     ['a query', { query: 'query ($first: Int) { events(first: $first) { edges { node { id title startsAt categories { slug } } } } }', variables: { first: 3 } }, undefined],
     ['a query, graphql-response+json', { query: '{ categories(first: 2) { edges { node { id slug } } } }' }, 'application/graphql-response+json'],

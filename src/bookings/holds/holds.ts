@@ -1,0 +1,78 @@
+import type { Booking, Hold } from '../../generated/prisma/client.js';
+import type { Context } from '../../graphql/context.js';
+import { AppError, notFound } from '../../shared/errors.js';
+import { parseInput } from '../../shared/validation.js';
+import { checkPartySize, checkSlot, confirmHeldPlaces, findServiceOrFail } from '../places.js';
+import { accountOf } from '../service.js';
+import { inBookingTransaction, type ChangeRecord, type Tx } from '../transaction.js';
+import { createHoldSchema } from '../validation.js';
+import { holdStatus, lockHold, placeHold } from './hold.js';
+import { endHold } from './offers.js';
+
+/** The hold operations: create, read, release, and the conversion a booking made with one does. */
+
+/** Holds an account may have held at once, its waitlist offers' included: so one key cannot keep a catalogue's slots from everyone else. */
+export const maxHeldHoldsPerAccount = 1000;
+
+export async function createHold(context: Context, rawInput: unknown): Promise<Hold> {
+  const accountId = accountOf(context);
+  const input = parseInput(createHoldSchema(context.services.clock()), rawInput);
+  return inBookingTransaction(context, async (tx, now, record) => {
+    const held = await tx.hold.count({ where: { accountId, status: 'held', expiresAt: { gt: now } } });
+    if (held >= maxHeldHoldsPerAccount) {
+      throw new AppError('too_many_holds', `This account holds ${held} slots' places already, the most it may; book or release some first.`);
+    }
+    const service = await findServiceOrFail(tx, input.serviceId);
+    checkSlot(service, input.startTime, now);
+    checkPartySize(service, input.partySize);
+    return placeHold(tx, record, { accountId, service, startTime: input.startTime, partySize: input.partySize, lifetimeSeconds: input.expiresInSeconds }, now);
+  });
+}
+
+export async function findOwnHold(context: Context, id: string): Promise<Hold> {
+  const hold = await context.prisma.hold.findFirst({ where: { id, accountId: accountOf(context) } });
+  if (!hold) throw notFound('hold', id);
+  return hold;
+}
+
+/**
+ * Gives a held hold's places back at once, offered to the slot's waitlist in the same transaction;
+ * declining an offer this way withdraws its waitlist entry. A hold no longer held (released, expired
+ * or converted) is answered as it is: releasing again changes nothing.
+ */
+export async function releaseHold(context: Context, id: string): Promise<Hold> {
+  const accountId = accountOf(context);
+  return inBookingTransaction(context, async (tx, now, record) => {
+    const hold = await lockHold(tx, accountId, id);
+    if (holdStatus(hold, now) !== 'held') return hold;
+    return endHold(tx, record, hold, { hold: 'released', entry: 'withdrawn' }, now);
+  });
+}
+
+/** What a booking made with a hold takes from it: its slot and party, and the customer of the waitlist entry it was offered to. */
+export interface HeldBooking {
+  hold: Hold;
+  customer: { name: string; email: string } | null;
+}
+
+/**
+ * Converts the caller's hold into confirmed places, with no capacity check that could fail: 409
+ * hold_expired when it is no longer held (expired, released, or already booked).
+ */
+export async function takeHold(tx: Tx, accountId: string, holdId: string, now: Date): Promise<HeldBooking> {
+  const hold = await lockHold(tx, accountId, holdId);
+  const status = holdStatus(hold, now);
+  if (status !== 'held' || !(await confirmHeldPlaces(tx, hold, now))) {
+    const why = status === 'converted' ? 'was booked already' : `is ${status === 'held' ? 'expired' : status}`;
+    throw new AppError('hold_expired', `Hold ${holdId} ${why}: its places are no longer kept. Hold the slot again.`);
+  }
+  const entry = await tx.waitlistEntry.findUnique({ where: { holdId } });
+  return { hold, customer: entry && { name: entry.customerName, email: entry.customerEmail } };
+}
+
+/** Marks the hold a booking was made with as converted, and its waitlist entry as booked. */
+export async function recordHoldBooked(tx: Tx, record: ChangeRecord, hold: Hold, booking: Booking, now: Date): Promise<void> {
+  await tx.hold.update({ where: { id: hold.id }, data: { status: 'converted', bookingId: booking.id, updatedAt: now } });
+  await tx.waitlistEntry.updateMany({ where: { holdId: hold.id, status: 'offered' }, data: { status: 'booked', updatedAt: now } });
+  record.placesMoved(hold.serviceId);
+}

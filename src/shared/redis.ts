@@ -1,0 +1,138 @@
+import { Redis, type Command } from 'ioredis';
+import { settleWithin } from './deadline.js';
+
+export interface RedisConnectionOptions {
+  /**
+   * How long a command may wait for its answer, sent or queued while the connection is being made
+   * anew; then it fails and the caller falls back. Unset: commands wait for the connection (a pub/sub
+   * subscriber, whose subscriptions ioredis renews on every new connection).
+   */
+  commandTimeoutMs: number | undefined;
+}
+
+/**
+ * The deadline of commands no request waits on, or that a request waits on once for something
+ * long-lived (a subscription's place): long enough that a burst on a loaded Redis is still counted.
+ */
+export const unhurriedCommandTimeoutMs = 1000;
+
+/** How often each connection is probed with a PING. */
+export const redisProbeEveryMs = 1000;
+/**
+ * How long a connection may stay silent (no PING answered, or no ready check) before it is dropped
+ * and made anew: a hung server or a middlebox keeps the socket open without answering, which
+ * nothing else detects. Longer than a command's deadline, so one slow answer does not drop it.
+ */
+export const redisSilenceLimitMs = 3000;
+
+/**
+ * ioredis with a deadline per command. Its own `commandTimeout` fires in the timers phase, before
+ * the event loop reads the sockets: after the loop was busy for longer than the deadline (a burst of
+ * work), a reply already received would count as late. This deadline looks once more after the
+ * loop has read what arrived (setImmediate runs after the poll phase).
+ */
+class RedisWithDeadline extends Redis {
+  constructor(
+    url: string,
+    private readonly commandTimeoutMs: number,
+  ) {
+    // Commands past their deadline were given up on: none is sent again on the next connection.
+    super(url, { maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false, connectTimeout: redisSilenceLimitMs });
+  }
+
+  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    const result = super.sendCommand(command, stream);
+    if (!command.isResolved) {
+      const timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (!command.isResolved) command.reject(new Error('Command timed out'));
+          }),
+        this.commandTimeoutMs,
+      );
+      command.promise.then(
+        () => clearTimeout(timer),
+        () => clearTimeout(timer),
+      );
+    }
+    return result;
+  }
+}
+
+/**
+ * A Redis connection every part of the server makes the same way: commands with a deadline (queued
+ * ones too, and the offline queue is flushed after one reconnection attempt), and a health probe
+ * that replaces a connection gone silent.
+ */
+export function connectRedis(url: string, options: RedisConnectionOptions): Redis {
+  const redis =
+    options.commandTimeoutMs === undefined
+      ? new Redis(url, { maxRetriesPerRequest: null, connectTimeout: redisSilenceLimitMs })
+      : new RedisWithDeadline(url, options.commandTimeoutMs);
+  let heardAt = Date.now();
+  /** When the oldest PING still unanswered went out; undefined when every one was answered. */
+  let pingSentAt: number | undefined;
+  const heard = () => {
+    heardAt = Date.now();
+    pingSentAt = undefined;
+  };
+  redis.on('ready', heard);
+  redis.on('reconnecting', heard);
+  // 'connect' is the socket; the connection is usable at 'ready', after Redis answered its ready check.
+  const isSilent = () =>
+    redis.status === 'ready' ? pingSentAt !== undefined && Date.now() - pingSentAt > redisSilenceLimitMs : redis.status === 'connect' && Date.now() - heardAt > redisSilenceLimitMs;
+  const probe = setInterval(() => {
+    if (redis.status !== 'ready' && redis.status !== 'connect') return;
+    // Judged once the loop has read what arrived (setImmediate runs after the poll phase): timers run
+    // first, so after the loop was busy for longer than the limit, an answer already received would
+    // count as silence, and only a PING sent and left unanswered is.
+    setImmediate(() => {
+      if (isSilent()) {
+        // Told as ioredis tells its own errors: to the 'error' listeners its owner attached.
+        if (redis.listenerCount('error') > 0) redis.emit('error', new Error(`Redis answered nothing for ${redisSilenceLimitMs} ms: reconnecting`));
+        heard();
+        // Not disconnect(): it ends the socket politely and waits for a close the silent peer never sends.
+        redis.stream.destroy();
+        return;
+      }
+      if (redis.status === 'ready') {
+        pingSentAt ??= Date.now();
+        redis.ping().then(heard, () => undefined);
+      }
+    });
+  }, redisProbeEveryMs);
+  probe.unref();
+  redis.once('end', () => clearInterval(probe));
+  return redis;
+}
+
+/**
+ * Resolves true once `redis` is ready, or false when its first attempt to connect fails or
+ * `deadlineMs` passes first: a server waits for this before it listens, so its first requests are
+ * counted where every instance counts them rather than in memory while the connection comes up.
+ */
+export async function untilReady(redis: Redis, deadlineMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return true;
+  let settle = (ready: boolean): void => void ready;
+  const outcome = new Promise<boolean>((resolve) => (settle = resolve));
+  const onReady = () => settle(true);
+  const onFailure = () => settle(false);
+  redis.once('ready', onReady).once('reconnecting', onFailure).once('end', onFailure);
+  try {
+    return await settleWithin(outcome, deadlineMs, () => false);
+  } finally {
+    redis.off('ready', onReady).off('reconnecting', onFailure).off('end', onFailure);
+  }
+}
+
+/** 'ok' when `redis` answers a PING within `deadlineMs`, else 'degraded'. */
+export function redisHealth(redis: Redis, deadlineMs: number): Promise<'ok' | 'degraded'> {
+  return settleWithin(
+    redis.ping().then(
+      () => 'ok' as const,
+      () => 'degraded' as const,
+    ),
+    deadlineMs,
+    () => 'degraded' as const,
+  );
+}

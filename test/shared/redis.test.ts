@@ -1,0 +1,56 @@
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { setTimeout as wait } from 'node:timers/promises';
+import { connectRedis, redisProbeEveryMs, redisSilenceLimitMs } from '../../src/shared/redis.js';
+import { startFaultProxy } from '../faults/proxy.js';
+import { requireService } from '../support/services.js';
+
+const redisUrl = await requireService('redis');
+
+/** Keeps the event loop busy, as a long synchronous step (an embedded database's query, say) does. */
+function busyFor(milliseconds: number) {
+  const until = Date.now() + milliseconds;
+  while (Date.now() < until);
+}
+
+describe.skipIf(!redisUrl)('a Redis connection probed for silence', () => {
+  it('is kept after the process itself was busy for longer than the silence limit', async () => {
+    const redis = connectRedis(redisUrl!, { commandTimeoutMs: 1000 });
+    const errors: Error[] = [];
+    redis.on('error', (error: Error) => errors.push(error));
+    try {
+      await once(redis, 'ready');
+      await redis.ping();
+      busyFor(redisSilenceLimitMs + 1500);
+      // The probe overdue since the busy stretch runs first thing; two more follow it in this wait.
+      await wait(2 * redisProbeEveryMs + 200);
+      expect(await redis.ping()).toBe('PONG');
+      expect(errors.map((error) => error.message)).toEqual([]);
+      expect(redis.status).toBe('ready');
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('is dropped and made anew when Redis stops answering while the socket stays open', async () => {
+    const proxy = await startFaultProxy(redisUrl!);
+    const redis = connectRedis(proxy.url, { commandTimeoutMs: 100 });
+    const errors: Error[] = [];
+    redis.on('error', (error: Error) => errors.push(error));
+    try {
+      await once(redis, 'ready');
+      proxy.freeze();
+      const frozenAt = Date.now();
+      // Not events.once: it rejects on the 'error' event the probe tells the silence with.
+      await new Promise((resolve) => redis.once('reconnecting', resolve));
+      expect(Date.now() - frozenAt).toBeGreaterThanOrEqual(redisSilenceLimitMs);
+      expect(errors.map((error) => error.message)).toContain(`Redis answered nothing for ${redisSilenceLimitMs} ms: reconnecting`);
+      proxy.restore();
+      await once(redis, 'ready', { signal: AbortSignal.timeout(5000) });
+      expect(await redis.ping()).toBe('PONG');
+    } finally {
+      redis.disconnect();
+      await proxy.close();
+    }
+  });
+});
