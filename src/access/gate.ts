@@ -77,6 +77,11 @@ function parseTrustedProxies(text: string): AddressRange[] {
 }
 
 /** Refusals keep the CORS grant the request earned, so a permitted page can read why it was refused. */
+/** Swallows a rate-limit refusal (the count was still taken), rethrows anything else. */
+function unlessOverLimit(error: unknown): void {
+  if (!(error instanceof AppError && error.code === 'rate_limited')) throw error;
+}
+
 function withHeaders(error: unknown, headers: Record<string, string>): unknown {
   if (error instanceof AppError) Object.assign(error.headers, headers);
   return error;
@@ -146,7 +151,12 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
     if (keyRefusal) throw keyRefusal;
     if ('credential' in outcome) return outcome.credential;
     if (outcome.error instanceof AppError && outcome.error.code === 'unauthenticated') {
-      await Promise.all([failures, keyFailures].map((subject) => subject && rateLimiter.take(subject, failedAuthenticationsPerMinute, now)));
+      const addressCount = rateLimiter.take(failures, failedAuthenticationsPerMinute, now);
+      // A recently found key id is verified past its address's limit (other keys behind that address
+      // keep working), so its own counter alone may refuse it: were the address's 429 to answer its
+      // wrong secrets while the right one gets 200, that limit would still tell right from wrong.
+      const addressRefusal = keyId !== undefined && wasRecentlyFound(keyId) ? addressCount.catch(unlessOverLimit) : addressCount;
+      await Promise.all([addressRefusal, keyFailures && rateLimiter.take(keyFailures, failedAuthenticationsPerMinute, now)]);
     }
     throw outcome.error;
   }

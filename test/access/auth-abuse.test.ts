@@ -92,6 +92,25 @@ describe('failed authentications per client address', () => {
     expect((await callFrom(newAddress(), target.key)).status).toBe(200);
   });
 
+  it("past an address's limit, a known key id's wrong secret is 401 as before, not the 429 that would tell it from the right one", async () => {
+    const attacker = newAddress();
+    const target = await server.createKey();
+    expect((await callFrom(attacker, target.key)).status).toBe(200);
+    const spent = await Promise.all(Array.from({ length: failedAuthenticationsPerMinute }, () => callFrom(attacker, unknownKey())));
+    expect(spent.map((failure) => failure.status)).toEqual(Array(failedAuthenticationsPerMinute).fill(401));
+    expect((await callFrom(attacker, unknownKey())).status).toBe(429);
+
+    // The key id's own counter decides: below its limit every wrong secret is 401 and the right one
+    // 200; past it, all are 429 alike.
+    const wrongSecret = () => `${target.keyId}.sk_${randomBytes(16).toString('hex')}`;
+    const guesses = [];
+    for (let guess = 0; guess < failedAuthenticationsPerMinute; guess++) guesses.push((await callFrom(attacker, wrongSecret())).status);
+    expect(guesses).toEqual(Array(failedAuthenticationsPerMinute).fill(401));
+    expect((await callFrom(newAddress(), target.key)).status).toBe(200);
+    const past = [await callFrom(attacker, wrongSecret()), await callFrom(attacker, target.key)];
+    expect(past.map(({ status, code }) => ({ status, code }))).toEqual(Array(2).fill({ status: 429, code: 'rate_limited' }));
+  });
+
   it('remembers unknown ids, so repeating one costs no lookup after the first, like a known one', async () => {
     const address = newAddress();
     const key = unknownKey();
