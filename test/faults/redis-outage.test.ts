@@ -57,7 +57,7 @@ describe.skipIf(!redisUrl).each(outageModes)('a Redis outage (%s)', (mode) => {
     await expect.poll(async () => (await signedCall()).status, { timeout: 10_000, interval: 200 }).toBe(200);
     const before = await call('GET', '/api/v1/categories');
     expect(before.status).toBe(200);
-    expect(await readiness(server.url)).toEqual({ status: 200, body: { status: 'ready', checks: { database: 'ok', redis: 'ok' } } });
+    await expect.poll(() => readiness(server.url), { timeout: 10_000, interval: 200 }).toEqual({ status: 200, body: { status: 'ready', checks: { database: 'ok', redis: 'ok' } } });
     const document = `query Outage${mode} { viewer { accountId } }`;
     const persisted = { extensions: { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(document).digest('hex') } } };
     expect((await call('POST', '/graphql', { query: document, ...persisted })).status).toBe(200);
