@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'graphql-ws';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { signRequest } from '../../src/access/signing.js';
+import { unhurriedCommandTimeoutMs } from '../../src/shared/redis.js';
+import { closeOpenConnections, openSocket } from '../access/connections.js';
 import { startFaultProxy, type FaultProxy } from './proxy.js';
 import { answersWithin, outageModes, readiness, slowMachineMarginMs } from './timing.js';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
+import { subscriptionsActive } from '../support/metrics.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
@@ -23,6 +27,8 @@ describe.skipIf(!redisUrl).each(outageModes)('a Redis outage (%s)', (mode) => {
   let server: TestServer;
   let call: ApiCall;
   let signed: { key: string; signingSecret: string };
+  /** Redis itself, not through the proxy: what the server left there. */
+  let inspector: Redis;
 
   beforeAll(async () => {
     proxy = await startFaultProxy(redisUrl!);
@@ -30,10 +36,13 @@ describe.skipIf(!redisUrl).each(outageModes)('a Redis outage (%s)', (mode) => {
     call = apiClient(server.url, (await server.createKey({ plan: 'free' })).key);
     const enterprise = await server.createKey({ plan: 'enterprise', requireSignature: true });
     signed = { key: enterprise.key, signingSecret: enterprise.signingSecret! };
+    inspector = new Redis(redisUrl!);
   });
   // A test that fails mid-outage leaves none for the next.
   afterEach(() => proxy?.restore());
   afterAll(async () => {
+    await closeOpenConnections();
+    inspector?.disconnect();
     await server?.close();
     await proxy?.close();
   });
@@ -48,7 +57,7 @@ describe.skipIf(!redisUrl).each(outageModes)('a Redis outage (%s)', (mode) => {
     await expect.poll(async () => (await signedCall()).status, { timeout: 10_000, interval: 200 }).toBe(200);
     const before = await call('GET', '/api/v1/categories');
     expect(before.status).toBe(200);
-    expect(await readiness(server.url)).toEqual({ status: 200, body: { status: 'ready', checks: { database: 'ok', redis: 'ok' } } });
+    await expect.poll(() => readiness(server.url), { timeout: 10_000, interval: 200 }).toEqual({ status: 200, body: { status: 'ready', checks: { database: 'ok', redis: 'ok' } } });
     const document = `query Outage${mode} { viewer { accountId } }`;
     const persisted = { extensions: { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(document).digest('hex') } } };
     expect((await call('POST', '/graphql', { query: document, ...persisted })).status).toBe(200);
@@ -102,17 +111,34 @@ describe.skipIf(!redisUrl).each(outageModes)('a Redis outage (%s)', (mode) => {
     await expect.poll(async () => (await readiness(server.url)).body, { timeout: 15_000, interval: 500 }).toMatchObject({ checks: { redis: 'ok' } });
   });
 
-  it('keeps a live subscriber through a long outage and streams it what was booked meanwhile', async () => {
-    const { key } = await server.createKey();
+  /** A new key of a new account with a service of its own, to book and to subscribe with. */
+  async function newBooker() {
+    const { key, keyId } = await server.createKey();
     const booker = apiClient(server.url, key);
     const serviceId = await openService(server.prisma);
-    const book = async (days: number) => {
+    let day = 60;
+    /** Books the next day's slot, within the deadline whatever Redis does; answers the booking's id. */
+    const book = async () => {
       const booked = await answersWithin(requestDeadlineMs, () =>
-        booker('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(days), customer: { name: 'Live', email: 'live@example.com' } }),
+        booker('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(day++), customer: { name: 'Live', email: 'live@example.com' } }),
       );
       expect(booked.status).toBe(201);
       return booked.body.id as string;
     };
+    /** Books until a booking id not `seen` is `streamed()`: then the subscriber hears the bus through Redis. Answers what it booked. */
+    const bookUntilStreamed = async (streamed: () => string[], seen: string[]) => {
+      const booked: string[] = [];
+      while (!streamed().some((id) => !seen.includes(id))) {
+        booked.push(await book());
+        await sleep(200);
+      }
+      return booked;
+    };
+    return { key, keyId, booker, book, bookUntilStreamed };
+  }
+
+  it('keeps a live subscriber through a long outage and streams it what was booked meanwhile', async () => {
+    const { key, booker, book, bookUntilStreamed } = await newBooker();
     const subscriber = createClient({
       url: `${server.url.replace('http', 'ws')}/graphql`,
       webSocketImpl: WebSocket,
@@ -124,22 +150,12 @@ describe.skipIf(!redisUrl).each(outageModes)('a Redis outage (%s)', (mode) => {
       { query: 'subscription { bookingCreated { booking { id } } }' },
       { next: ({ data }) => void streamed.push(data!.bookingCreated.booking.id), error: (error) => streamed.push(`error: ${JSON.stringify(error)}`), complete: () => undefined },
     );
-    // Books until an event not yet `seen` streams: then the subscriber hears the bus through Redis.
-    let day = 60;
-    const bookUntilStreamed = async (seen: string[]) => {
-      const booked: string[] = [];
-      while (!streamed.some((id) => !seen.includes(id))) {
-        booked.push(await book(day++));
-        await sleep(200);
-      }
-      return booked;
-    };
-    const joined = await bookUntilStreamed([]);
+    const joined = await bookUntilStreamed(() => streamed, []);
 
     proxy[mode]();
     // Once signed requests are refused, the server's Redis clients have seen the outage.
     await expect.poll(async () => (await signedCall()).status).toBe(503);
-    const duringOutage = await book(day++);
+    const duringOutage = await book();
     // A long outage: past ioredis's reconnection attempts (cut) and past the health probe's
     // deadline, which drops a silent connection and makes a new one (freeze). Announcing that
     // booking must not crash the server, nor hold the request.
@@ -149,9 +165,91 @@ describe.skipIf(!redisUrl).each(outageModes)('a Redis outage (%s)', (mode) => {
     // Pub/sub keeps nothing for a subscriber that was cut off, but the first announcement it hears
     // after the outage makes it read the log past its last event: the missed booking comes first.
     proxy.restore();
-    const afterwards = await bookUntilStreamed([...joined, ...streamed]);
+    const afterwards = await bookUntilStreamed(() => streamed, [...joined, ...streamed]);
     const sinceJoined = streamed.filter((id) => !joined.includes(id));
     expect(sinceJoined).toEqual([duringOutage, ...afterwards].slice(0, sinceJoined.length));
     await subscriber.dispose();
   }, 60_000);
+
+  it('answers a hash registered on another instance (so only in Redis) PERSISTED_QUERY_NOT_FOUND within the deadline, and the document sent again', async () => {
+    const { key } = await server.createKey();
+    const call = apiClient(server.url, key);
+    const document = `query RegisteredElsewhere${mode} { viewer { accountId } }`;
+    const hash = createHash('sha256').update(document).digest('hex');
+    const byHash = { extensions: { persistedQuery: { version: 1, sha256Hash: hash } } };
+    const answer = { data: { viewer: { accountId: expect.any(String) } } };
+    const sibling = server.sibling();
+    try {
+      const registerOnSibling = apiClient(await sibling.listen(0, '127.0.0.1'), key);
+      // Registered in Redis (a loaded machine may miss the deadline once: the sibling then keeps it in its memory only).
+      await expect
+        .poll(
+          async () => {
+            expect((await registerOnSibling('POST', '/graphql', { query: document, ...byHash })).body).toEqual(answer);
+            return inspector.exists(`hallowgate:apq:${hash}`);
+          },
+          { timeout: 10_000, interval: 200 },
+        )
+        .toBe(1);
+    } finally {
+      await sibling.close();
+    }
+    // This instance finds it in Redis; a lookup keeps nothing in its memory.
+    await expect.poll(async () => (await call('POST', '/graphql', byHash)).body, { timeout: 10_000, interval: 200 }).toEqual(answer);
+
+    proxy[mode]();
+    const notFound = await answersWithin(requestDeadlineMs, () => call('POST', '/graphql', byHash));
+    expect(notFound.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect(notFound.body.data).toBeUndefined();
+    // The client sends the document with its hash, as the protocol has it: answered, and registered in this instance's memory.
+    expect((await answersWithin(requestDeadlineMs, () => call('POST', '/graphql', { query: document, ...byHash }))).body).toEqual(answer);
+    expect((await answersWithin(requestDeadlineMs, () => call('POST', '/graphql', byHash))).body).toEqual(answer);
+  });
+
+  it('admits a new subscription (within its wait for a place when frozen), counts no place for it, and streams it what was booked meanwhile once Redis is back', async () => {
+    const { key, keyId, book, bookUntilStreamed } = await newBooker();
+    const places = `hallowgate:subscriptions:${keyId}`;
+    /** The key's places whose lease has not ended, by Redis' clock as the server counts them (an ended one stays in the set until the next take drops it). */
+    const countedPlaces = async () => {
+      const [seconds, microseconds] = await inspector.time();
+      return inspector.zrangebyscore(places, `(${Number(seconds) * 1000 + Math.floor(Number(microseconds) / 1000)}`, '+inf');
+    };
+    await expect.poll(async () => (await signedCall()).status, { timeout: 15_000, interval: 200 }).toBe(200);
+    // A subscription of the same key from before the outage, on another channel of the bus than
+    // bookings': its place is counted in Redis, and renewed there.
+    const witness = await openSocket(server.url, key);
+    witness.subscribe('subscription { usageAlerts { id } }');
+    await expect.poll(countedPlaces, { timeout: 10_000 }).toHaveLength(1);
+    const [witnessPlace] = await countedPlaces();
+    const active = await subscriptionsActive(server.url);
+
+    proxy[mode]();
+    await expect.poll(async () => (await signedCall()).status).toBe(503);
+    const subscriber = await openSocket(server.url, key);
+    const streamed = () => subscriber.payloads.map((payload) => (payload.data as { bookingCreated: { booking: { id: string } } }).bookingCreated.booking.id);
+    // Admitted once its place could not be counted: frozen, after the place-counting command's deadline.
+    await answersWithin(unhurriedCommandTimeoutMs + slowMachineMarginMs, async () => {
+      subscriber.subscribe('subscription { bookingCreated { booking { id } } }');
+      await expect.poll(() => subscriptionsActive(server.url), { timeout: 10_000, interval: 50 }).toBe(active + 1);
+    });
+    const duringOutage = await book();
+
+    proxy.restore();
+    // It joined the bus during the outage: the first announcement it hears after it makes it read the log from where it started.
+    const afterwards = await bookUntilStreamed(streamed, []);
+    expect(streamed()).toEqual([duringOutage, ...afterwards].slice(0, streamed().length));
+    expect([...witness.failures, ...subscriber.failures]).toEqual([]);
+
+    // Its place is not counted after the outage either, while it stays open: none is held or
+    // renewed for it. (Its place-counting command may still reach Redis once the proxy lets through
+    // what waited: that place ends with its 30 s lease, never renewed.)
+    await expect.poll(countedPlaces, { timeout: 30_000 + slowMachineMarginMs + 5_000, interval: 500 }).toEqual([witnessPlace]);
+    const witnessExpiry = Number(await inspector.zscore(places, witnessPlace!));
+    await expect.poll(async () => Number(await inspector.zscore(places, witnessPlace!)), { timeout: 15_000, interval: 500 }).toBeGreaterThan(witnessExpiry);
+    expect(await countedPlaces()).toEqual([witnessPlace]);
+    expect(subscriber.closeCode).toBeUndefined();
+
+    await Promise.all([witness.client.dispose(), subscriber.client.dispose()]);
+    await expect.poll(countedPlaces).toEqual([]);
+  }, 90_000);
 });
