@@ -144,7 +144,7 @@ export interface paths {
          * Create a service
          * @description A bookable offering of an attraction with its schedule: `timezone` (IANA), `slot_minutes`, the season (`season_start` … `season_end`, local days, inclusive) and weekly `opening_hours` (ISO `weekday`, local `opens` and `closes` as `HH:MM`; a `closes` earlier than `opens` runs past midnight). Every field is checked: an unknown zone, a time such as `25:00`, a season that ends before it starts or an opening shorter than one visit give 422 with field errors.
          *
-         *     Needs the `admin` scope (`admin` has every scope).
+         *     Needs the `admin` and `bookings:book` scopes (`admin` has every scope).
          *
          *     Runs the GraphQL operation `AdminCreateService`.
          */
@@ -172,7 +172,7 @@ export interface paths {
          * Change a service
          * @description Changes any of the fields of a service; `opening_hours` replaces every opening. A schedule change never cancels or moves a confirmed booking: bookings keep their slot, and only new bookings and reschedules follow the new schedule.
          *
-         *     Needs the `admin` scope (`admin` has every scope).
+         *     Needs the `admin` and `bookings:book` scopes (`admin` has every scope).
          *
          *     Runs the GraphQL operation `AdminUpdateService`.
          */
@@ -280,8 +280,6 @@ export interface paths {
          *
          *     `Idempotency-Key` is honoured for 24 h per account: the same key with the same body answers 201 again with the first answer as it was sent (later changes to the booking do not show) and `Idempotent-Replayed: true`, creating nothing; with another body it gives 422 `idempotency_key_reused`. A retry sent while the first request is still running waits for it and replays its result. Only successful creates are remembered, so a retry after an error (such as `slot_full`) runs again.
          *
-         *     Needs the `bookings:write` scope (`admin` has every scope).
-         *
          *     Runs the GraphQL operation `CreateBooking`.
          */
         post: operations["createBooking"];
@@ -344,8 +342,6 @@ export interface paths {
          *
          *     Book it with `POST /v1/bookings` and `{ "hold_id": "hold_…", "customer": { … } }`: the booking takes the held places with no new capacity check that could fail, or gives 409 `hold_expired` once the hold has expired or was released.
          *
-         *     Needs the `bookings:write` scope (`admin` has every scope).
-         *
          *     Runs the GraphQL operation `CreateHold`.
          */
         post: operations["createHold"];
@@ -374,8 +370,6 @@ export interface paths {
         /**
          * Release a hold
          * @description Gives the places back now; they are offered to the slot's waitlist in the same transaction. Releasing a waitlist offer's hold declines the offer (its entry becomes `withdrawn`). A hold no longer held (`released`, `expired`, `converted`) is answered as it is: repeating the DELETE is 200.
-         *
-         *     Needs the `bookings:write` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `ReleaseHold`.
          */
@@ -413,7 +407,7 @@ export interface paths {
          * List services
          * @description Bookable offerings, by id.
          *
-         *     Needs an API key, of any scope.
+         *     Needs the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `ListServices`.
          */
@@ -435,7 +429,7 @@ export interface paths {
         };
         /**
          * Get a service
-         * @description Needs an API key, of any scope.
+         * @description Needs the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `GetService`.
          */
@@ -461,7 +455,7 @@ export interface paths {
          *
          *     Slots start at `opens + k × slot_minutes` local time on each season day with opening hours, while the visit (`duration_minutes`) ends by `closes`. On the night clocks go back a repeated local time has two slots; on the night they go forward a missing one has none. A booking, a cancel or a reschedule changes the answer at once, so pages can poll it with `If-None-Match`.
          *
-         *     Needs the `bookings:read` scope (`admin` has every scope).
+         *     Needs the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `ServiceAvailability`.
          */
@@ -518,8 +512,6 @@ export interface paths {
          * @description Adds an entry to the line for a slot, typically one that answered 409 `slot_full`. When places are freed (a cancellation, a reschedule away or a smaller party, a hold released or expired, a capacity raised), they are offered in the same transaction (or, for an expiry, within a second): entries are taken in the order they joined, and each one whose party fits in the places free gets an **offer**, a hold of its own for `offer_expires_in_seconds` (60 to 1,800; 600 when left out), announced as the event `waitlist.offered` (webhooks, `GET /v1/booking_events`, subscriptions). An entry larger than what is free keeps its place in line: later entries that fit are offered those places meanwhile, and it is offered first once enough are free.
          *
          *     Book an offer with `POST /v1/bookings` and `{ "hold_id": offer.hold_id }` (the entry's customer is used when `customer` is left out). An offer not booked by its `expires_at` expires the entry, and its places go to the next entries. If places are free when the entry is made, it is answered already `offered`.
-         *
-         *     Needs the `bookings:write` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `CreateWaitlistEntry`.
          */
@@ -814,7 +806,7 @@ export interface components {
             name: string | null;
             plan: components["schemas"]["Plan"];
             /** @description `admin` implies every other scope. */
-            scopes: ("bookings:read" | "bookings:write" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
+            scopes: ("bookings:read" | "bookings:write" | "bookings:book" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
             /** @description Origins whose browser pages may call with this key (CORS). Requests from other origins get 403 `origin_not_allowed`. */
             allowed_origins: string[];
             /** @description IPv4 and IPv6 addresses or CIDRs; empty allows any address. Others get 403 `ip_not_allowed`. */
@@ -836,7 +828,7 @@ export interface components {
             name: string | null;
             plan: components["schemas"]["Plan"];
             /** @description `admin` implies every other scope. */
-            scopes: ("bookings:read" | "bookings:write" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
+            scopes: ("bookings:read" | "bookings:write" | "bookings:book" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
             /** @description Origins whose browser pages may call with this key (CORS). Requests from other origins get 403 `origin_not_allowed`. */
             allowed_origins: string[];
             /** @description IPv4 and IPv6 addresses or CIDRs; empty allows any address. Others get 403 `ip_not_allowed`. */
@@ -866,6 +858,8 @@ export interface components {
             /** @description The only origins the token works from. */
             allowed_origins: string[];
             rate_limit_per_minute: number;
+            /** @description Also holds, books a hold and joins waitlists (scope bookings:book). */
+            allow_booking: boolean;
             created_at: components["schemas"]["DateTime"];
             revoked_at: components["schemas"]["DateTime"] | null;
         };
@@ -979,7 +973,7 @@ export interface components {
             /** @description Only on the enterprise plan. */
             require_signature?: boolean;
             /** @description At least one; `admin` implies every other scope. */
-            scopes: ("bookings:read" | "bookings:write" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
+            scopes: ("bookings:read" | "bookings:write" | "bookings:book" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
         };
         /** @description A slot (serviceId, startTime, partySize) and a customer; or holdId alone, whose places it takes, and the customer unless the hold is a waitlist offer. */
         CreateBookingInput: {
@@ -1053,6 +1047,8 @@ export interface components {
         };
         CreateWidgetTokenInput: {
             account_id: string;
+            /** @description The widget may also read a service's availability, hold, release a hold, book a hold and join a waitlist (scope bookings:book); never read or change bookings. */
+            allow_booking?: boolean;
             /** @description At least one: the only origins the token works from. */
             allowed_origins: string[];
             name?: string;
@@ -1904,7 +1900,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `admin` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -1963,7 +1959,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `admin` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2076,6 +2072,8 @@ export interface operations {
                         /** @description The only origins the token works from. */
                         allowed_origins: string[];
                         rate_limit_per_minute: number;
+                        /** @description Also holds, books a hold and joins waitlists (scope bookings:book). */
+                        allow_booking: boolean;
                         created_at: components["schemas"]["DateTime"];
                         revoked_at: components["schemas"]["DateTime"] | null;
                         /** @description The token itself (`wt_…`); it is public and goes into the widget's `token` option. */
@@ -2315,7 +2313,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2573,7 +2571,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2678,7 +2676,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2782,7 +2780,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2827,7 +2825,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2893,7 +2891,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:read`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3057,7 +3055,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
