@@ -365,8 +365,9 @@ builder.mutationFields((t) => ({
       idempotencyKey: t.arg.string({ description: 'Replays the first result for 24 h when sent again with the same input.' }),
     },
     resolve: (_root, args, context) => {
-      if (!args.input.holdId && !hasScope(context.principal, 'bookings:write')) {
-        throw insufficientScope(['bookings:write'], 'Without holdId, a booking is made by an API key; a booking widget token books a hold it made.');
+      // bookings:book books a hold for the customer it names: it never books a slot outright, nor takes a waitlist entry's customer.
+      if (!hasScope(context.principal, 'bookings:write') && (!args.input.holdId || !args.input.customer)) {
+        throw insufficientScope(['bookings:write'], 'A booking widget token books a hold (holdId) for the customer it names.');
       }
       return createBooking(context, args.input, args.idempotencyKey ?? null);
     },
