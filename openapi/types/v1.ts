@@ -3050,7 +3050,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WaitlistEntry"];
+                    "application/json": {
+                        id: string;
+                        service_id: string;
+                        start_time: components["schemas"]["DateTime"];
+                        party_size: number;
+                        customer: {
+                            /** @example Ada Lovelace */
+                            name: string;
+                            /** @example ada@example.com */
+                            email: string;
+                        };
+                        status: components["schemas"]["WaitlistStatus"];
+                        /** @description The last offer made to the entry; null before the first. */
+                        offer: {
+                            hold_id: string;
+                            expires_at: components["schemas"]["DateTime"];
+                        } | null;
+                        created_at: components["schemas"]["DateTime"];
+                        /** @description While WAITING: 1 + the slot's entries waiting that joined before it (the fairness rule offers places in this order); null otherwise. */
+                        place_in_line: number | null;
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

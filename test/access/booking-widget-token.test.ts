@@ -87,7 +87,7 @@ describe('a booking widget token does what a visitor does', () => {
     await json(await hold(bookingToken, full, 4), 201);
     expect(await json(await hold(bookingToken, full, 1), 409)).toMatchObject({ code: 'slot_full' });
     const entry = await json(await call(bookingToken, 'POST', '/v1/waitlist_entries', { service_id: serviceId, start_time: full, party_size: 2, customer }), 201);
-    expect(entry).toMatchObject({ status: 'waiting', party_size: 2, customer });
+    expect(entry).toMatchObject({ status: 'waiting', party_size: 2, customer, place_in_line: 1 });
     expect(await server.prisma.waitlistEntry.findUniqueOrThrow({ where: { id: String(entry['id']) } })).toMatchObject({ status: 'waiting', customerEmail: customer.email });
   });
 });

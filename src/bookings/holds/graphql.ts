@@ -6,7 +6,7 @@ import { Customer, CustomerInput } from '../graphql.js';
 import { holdLifetime, createHoldSchema, createWaitlistEntrySchema } from '../validation.js';
 import { holdStatus, waitlistEntryStatus } from './hold.js';
 import { createHold, findOwnHold, releaseHold } from './holds.js';
-import { createWaitlistEntry, findOwnWaitlistEntry, waitlistStatusWhere, withdrawWaitlistEntry } from './waitlist.js';
+import { createWaitlistEntry, findOwnWaitlistEntry, placeInLine, waitlistStatusWhere, withdrawWaitlistEntry } from './waitlist.js';
 
 /**
  * Holds and waitlists: answers depend on the clock (a hold expires with no write), so none is kept by
@@ -73,6 +73,12 @@ builder.prismaNode('WaitlistEntry', {
       type: WaitlistStatus,
       select: { status: true, startTime: true, hold: { select: { status: true, expiresAt: true } } },
       resolve: (entry, _args, context) => waitlistEntryStatus(entry, entry.hold, context.services.clock()),
+    }),
+    placeInLine: t.int({
+      nullable: true,
+      description: "While WAITING: 1 + the slot's entries waiting that joined before it (the fairness rule offers places in this order); null otherwise.",
+      select: { serviceId: true, startTime: true, position: true, status: true },
+      resolve: (entry, _args, context) => placeInLine(context, entry),
     }),
     offer: t.field({
       type: Offer,
