@@ -66,7 +66,8 @@ export function hasScope(principal: Principal | null, scope: Scope): boolean {
  * request needs an API key.
  */
 export function insufficientScope(missing: readonly Scope[], why?: string): AppError {
-  const need = missing.length > 0 ? `This needs the ${missing.join(' or ')} scope.` : why ? 'This needs an API key.' : 'This needs an API key; widget tokens read only the directory.';
+  const need =
+    missing.length > 0 ? `This needs the ${missing.join(' or ')} scope.` : why ? 'This needs an API key.' : 'This needs an API key; widget tokens read only the directory.';
   const message = why ? `${why} ${need}` : need;
   const challenge = missing.length > 0 ? `Bearer error="insufficient_scope", scope="${missing.join(' ')}"` : 'Bearer error="insufficient_scope"';
   return new AppError('insufficient_scope', message, { headers: { 'www-authenticate': challenge } });

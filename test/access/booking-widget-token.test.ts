@@ -99,7 +99,15 @@ describe('a booking widget token never reads or changes what others booked', () 
   beforeAll(async () => {
     const slot = futureSlot(4);
     const booking = await server.prisma.booking.create({
-      data: { id: newId('booking'), accountId, serviceId, startTime: new Date(slot), endTime: new Date(Date.parse(slot) + 300_000), customerName: 'Grace', customerEmail: 'grace@example.com' },
+      data: {
+        id: newId('booking'),
+        accountId,
+        serviceId,
+        startTime: new Date(slot),
+        endTime: new Date(Date.parse(slot) + 300_000),
+        customerName: 'Grace',
+        customerEmail: 'grace@example.com',
+      },
     });
     bookingId = booking.id;
     // The slot is full (the row above is written past the places count), so the entry waits.

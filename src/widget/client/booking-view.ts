@@ -79,8 +79,23 @@ export function mountBooking(root: ShadowRoot, settings: Settings, logError: (me
   function body(stage: Stage): Node[] {
     if (stage.kind === 'error') return stage.retry ? [button('Try again', 'retry', () => void load())] : [];
     if (stage.kind === 'slots') return [partyInput(), ...slotList()];
-    if (stage.kind === 'book') return [held(stage.hold), customerForm('Book', (customer) => book(stage.hold, customer), () => release(stage.hold))];
-    if (stage.kind === 'waitlist') return [customerForm('Join the waitlist', (customer) => join(stage.slot, customer), () => show({ kind: 'slots', note: '' }))];
+    if (stage.kind === 'book')
+      return [
+        held(stage.hold),
+        customerForm(
+          'Book',
+          (customer) => book(stage.hold, customer),
+          () => release(stage.hold),
+        ),
+      ];
+    if (stage.kind === 'waitlist')
+      return [
+        customerForm(
+          'Join the waitlist',
+          (customer) => join(stage.slot, customer),
+          () => show({ kind: 'slots', note: '' }),
+        ),
+      ];
     if (stage.kind === 'done') return [button('Book another time', 'retry', () => void load())];
     return [];
   }
@@ -120,7 +135,9 @@ export function mountBooking(root: ShadowRoot, settings: Settings, logError: (me
           daySlots.map((slot) => {
             const fits = slot.remaining >= partySize;
             const left = fits ? `${slot.remaining} ${slot.remaining === 1 ? 'place' : 'places'} left` : 'full: join the waitlist';
-            return h('li', {}, [button(`${clock.format(new Date(slot.startTime))}, ${left}`, fits ? 'slot' : 'slot full', () => (fits ? hold(slot) : show({ kind: 'waitlist', slot })))]);
+            return h('li', {}, [
+              button(`${clock.format(new Date(slot.startTime))}, ${left}`, fits ? 'slot' : 'slot full', () => (fits ? hold(slot) : show({ kind: 'waitlist', slot }))),
+            ]);
           }),
         ),
       ]),

@@ -35,7 +35,12 @@ export interface BookingApi {
 
 function toSlot(record: unknown): Slot | null {
   if (!isObject(record) || typeof record['start_time'] !== 'string') return null;
-  return { startTime: record['start_time'], endTime: stringOr(record['end_time']), capacity: numberOrNull(record['capacity']) ?? 0, remaining: numberOrNull(record['remaining']) ?? 0 };
+  return {
+    startTime: record['start_time'],
+    endTime: stringOr(record['end_time']),
+    capacity: numberOrNull(record['capacity']) ?? 0,
+    remaining: numberOrNull(record['remaining']) ?? 0,
+  };
 }
 
 /**
