@@ -6,7 +6,7 @@ import { buildWidget } from '../../src/widget/build.js';
 import { widgetSnippet } from '../../src/widget/snippet.js';
 import { launchChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { closePages, openPage, startHostSite, type HostSite, type OpenedPage } from './harness.js';
+import { closePages, lowestContrast, openPage, startHostSite, type HostSite, type OpenedPage } from './harness.js';
 
 /**
  * The booking view of widget.v1.js in Chromium, on a host page of another origin, against a real
@@ -111,12 +111,16 @@ describe('the booking view of widget.v1.js, embedded in a page of another origin
     await party.fill('2');
     await party.blur();
     await expect.poll(() => status(page).textContent()).toBe('Pick a time for 2 people.');
+    expect((await lowestContrast(page, '#book')).lowest).toBeGreaterThanOrEqual(4.5);
+    await page.locator('#book').screenshot({ path: 'test-results/widget/booking-slots.png' });
 
     await slotButton(page, time, /4 places left/).click();
     await expect.poll(() => widget(page).getAttribute('data-state')).toBe('book');
     await expect.poll(async () => (await holdsAt(time)).map((hold) => ({ status: hold.status, partySize: hold.partySize }))).toEqual([{ status: 'held', partySize: 2 }]);
     expect(await status(page).textContent()).toMatch(/is held for you until/);
     await expect.poll(() => page.locator('#book .countdown').textContent()).toMatch(/^(10:00|9:[0-5]\d)$/);
+    expect((await lowestContrast(page, '#book')).lowest).toBeGreaterThanOrEqual(4.5);
+    await page.locator('#book').screenshot({ path: 'test-results/widget/booking-form.png' });
 
     await fillCustomer(page);
     await page.locator('#book').getByRole('button', { name: 'Book', exact: true }).click();

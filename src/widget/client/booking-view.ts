@@ -67,7 +67,7 @@ export function mountBooking(root: ShadowRoot, settings: Settings, logError: (me
         return stage.note || (slots.length === 0 ? 'No times are open in the coming days.' : `Pick a time for ${partySize === 1 ? '1 person' : `${partySize} people`}.`);
       case 'book':
         if (stage.note) return stage.note;
-        return `${when(stage.hold)} is held for you until ${dateTimeFormat(timezone, time).format(new Date(stage.hold.expiresAt))}.`;
+        return `${when(stage.hold)} is held for you until ${dateTimeFormat(timezone, { ...time, timeZoneName: 'short' }).format(new Date(stage.hold.expiresAt))}.`;
       case 'waitlist':
         if (stage.note) return stage.note;
         return `${when(stage.slot)} has no room for ${partySize}. Join the waitlist to be offered places that free up.`;
