@@ -144,7 +144,7 @@ export interface paths {
          * Create a service
          * @description A bookable offering of an attraction with its schedule: `timezone` (IANA), `slot_minutes`, the season (`season_start` … `season_end`, local days, inclusive) and weekly `opening_hours` (ISO `weekday`, local `opens` and `closes` as `HH:MM`; a `closes` earlier than `opens` runs past midnight). Every field is checked: an unknown zone, a time such as `25:00`, a season that ends before it starts or an opening shorter than one visit give 422 with field errors.
          *
-         *     Needs the `admin` and `bookings:book` scopes (`admin` has every scope).
+         *     Needs the `admin` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `AdminCreateService`.
          */
@@ -172,7 +172,7 @@ export interface paths {
          * Change a service
          * @description Changes any of the fields of a service; `opening_hours` replaces every opening. A schedule change never cancels or moves a confirmed booking: bookings keep their slot, and only new bookings and reschedules follow the new schedule.
          *
-         *     Needs the `admin` and `bookings:book` scopes (`admin` has every scope).
+         *     Needs the `admin` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `AdminUpdateService`.
          */
@@ -276,9 +276,11 @@ export interface paths {
          * Create a booking
          * @description Books `party_size` places (default 1) in a slot of the service: `start_time` must be one of the times `GET /v1/services/{id}/availability` lists, that has not started (422 `not_a_slot` or `in_past` on `start_time`). At most `capacity` places of a slot are taken, whatever number of clients book at once; fewer places left than `party_size` gives 409 `slot_full`.
          *
-         *     Or books a hold (`POST /v1/holds`, or a waitlist offer): `hold_id` instead of `service_id`, `start_time` and `party_size` (sending them too gives 422 `not_with_hold`), and `customer`, which a waitlist offer may leave out (its entry's is used). The held places become the booking's with no new capacity check; a hold that expired, was released or was booked already gives 409 `hold_expired`.
+         *     Or books a hold (`POST /v1/holds`, or a waitlist offer): `hold_id` instead of `service_id`, `start_time` and `party_size` (sending them too gives 422 `not_with_hold`), and `customer`, which a waitlist offer may leave out (its entry's is used). The held places become the booking's with no new capacity check; a hold that expired, was released or was booked already gives 409 `hold_expired`. A credential with `bookings:book` but not `bookings:write` (a booking widget token) books only this way, naming the `customer`.
          *
          *     `Idempotency-Key` is honoured for 24 h per account: the same key with the same body answers 201 again with the first answer as it was sent (later changes to the booking do not show) and `Idempotent-Replayed: true`, creating nothing; with another body it gives 422 `idempotency_key_reused`. A retry sent while the first request is still running waits for it and replays its result. Only successful creates are remembered, so a retry after an error (such as `slot_full`) runs again.
+         *
+         *     Needs the `bookings:write` scope or the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `CreateBooking`.
          */
@@ -342,6 +344,8 @@ export interface paths {
          *
          *     Book it with `POST /v1/bookings` and `{ "hold_id": "hold_…", "customer": { … } }`: the booking takes the held places with no new capacity check that could fail, or gives 409 `hold_expired` once the hold has expired or was released.
          *
+         *     Needs the `bookings:write` scope or the `bookings:book` scope (`admin` has every scope).
+         *
          *     Runs the GraphQL operation `CreateHold`.
          */
         post: operations["createHold"];
@@ -362,6 +366,8 @@ export interface paths {
          * Get a hold
          * @description A hold past `expires_at` reads `expired` at once, whether or not the server has recorded it yet.
          *
+         *     Needs the `bookings:read` scope or the `bookings:write` scope (`admin` has every scope).
+         *
          *     Runs the GraphQL operation `GetHold`.
          */
         get: operations["getHold"];
@@ -370,6 +376,8 @@ export interface paths {
         /**
          * Release a hold
          * @description Gives the places back now; they are offered to the slot's waitlist in the same transaction. Releasing a waitlist offer's hold declines the offer (its entry becomes `withdrawn`). A hold no longer held (`released`, `expired`, `converted`) is answered as it is: repeating the DELETE is 200.
+         *
+         *     Needs the `bookings:write` scope or the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `ReleaseHold`.
          */
@@ -407,7 +415,7 @@ export interface paths {
          * List services
          * @description Bookable offerings, by id.
          *
-         *     Needs the `bookings:book` scope (`admin` has every scope).
+         *     Needs an API key, of any scope.
          *
          *     Runs the GraphQL operation `ListServices`.
          */
@@ -429,7 +437,7 @@ export interface paths {
         };
         /**
          * Get a service
-         * @description Needs the `bookings:book` scope (`admin` has every scope).
+         * @description Needs an API key or the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `GetService`.
          */
@@ -455,7 +463,7 @@ export interface paths {
          *
          *     Slots start at `opens + k × slot_minutes` local time on each season day with opening hours, while the visit (`duration_minutes`) ends by `closes`. On the night clocks go back a repeated local time has two slots; on the night they go forward a missing one has none. A booking, a cancel or a reschedule changes the answer at once, so pages can poll it with `If-None-Match`.
          *
-         *     Needs the `bookings:book` scope (`admin` has every scope).
+         *     Needs the `bookings:read` scope or the `bookings:book` scope, and an API key or the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `ServiceAvailability`.
          */
@@ -503,6 +511,8 @@ export interface paths {
          * List waitlist entries
          * @description The account's entries in the order they joined.
          *
+         *     Needs the `bookings:read` scope or the `bookings:write` scope (`admin` has every scope).
+         *
          *     Runs the GraphQL operation `ListWaitlistEntries`.
          */
         get: operations["listWaitlistEntries"];
@@ -512,6 +522,8 @@ export interface paths {
          * @description Adds an entry to the line for a slot, typically one that answered 409 `slot_full`. When places are freed (a cancellation, a reschedule away or a smaller party, a hold released or expired, a capacity raised), they are offered in the same transaction (or, for an expiry, within a second): entries are taken in the order they joined, and each one whose party fits in the places free gets an **offer**, a hold of its own for `offer_expires_in_seconds` (60 to 1,800; 600 when left out), announced as the event `waitlist.offered` (webhooks, `GET /v1/booking_events`, subscriptions). An entry larger than what is free keeps its place in line: later entries that fit are offered those places meanwhile, and it is offered first once enough are free.
          *
          *     Book an offer with `POST /v1/bookings` and `{ "hold_id": offer.hold_id }` (the entry's customer is used when `customer` is left out). An offer not booked by its `expires_at` expires the entry, and its places go to the next entries. If places are free when the entry is made, it is answered already `offered`.
+         *
+         *     Needs the `bookings:write` scope or the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `CreateWaitlistEntry`.
          */
@@ -531,7 +543,9 @@ export interface paths {
         };
         /**
          * Get a waitlist entry
-         * @description Runs the GraphQL operation `GetWaitlistEntry`.
+         * @description Needs the `bookings:read` scope or the `bookings:write` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `GetWaitlistEntry`.
          */
         get: operations["getWaitlistEntry"];
         put?: never;
@@ -1900,7 +1914,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `admin` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -1959,7 +1973,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `admin` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2313,7 +2327,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:write` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2571,7 +2585,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:write` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2636,7 +2650,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:read` or `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2676,7 +2690,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:write` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2780,7 +2794,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2891,7 +2905,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:read` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3000,7 +3014,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:read` or `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3075,7 +3089,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:write` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3131,7 +3145,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:read` or `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
