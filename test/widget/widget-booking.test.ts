@@ -66,9 +66,9 @@ afterAll(async () => {
   await api?.close();
 });
 
-function openBookingPage(token: string): Promise<OpenedPage> {
+function openBookingPage(token: string, theme = 'pumpkin'): Promise<OpenedPage> {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Book a lantern walk</title></head><body><h1>Our site</h1>
-${widgetSnippet({ scriptUrl: `${api.url}/widget.v1.js`, containerId: 'book', options: { token, service: serviceId, days: 3 } })}</body></html>`;
+${widgetSnippet({ scriptUrl: `${api.url}/widget.v1.js`, containerId: 'book', options: { token, service: serviceId, days: 3, theme } })}</body></html>`;
   return openPage(browser, `${host.origin}${host.add(html)}`);
 }
 
@@ -116,6 +116,7 @@ describe('the booking view of widget.v1.js, embedded in a page of another origin
 
     await slotButton(page, time, /4 places left/).click();
     await expect.poll(() => widget(page).getAttribute('data-state')).toBe('book');
+    expect(await page.evaluate(() => document.querySelector('#book')!.shadowRoot!.activeElement?.id)).toBe('name');
     await expect.poll(async () => (await holdsAt(time)).map((hold) => ({ status: hold.status, partySize: hold.partySize }))).toEqual([{ status: 'held', partySize: 2 }]);
     expect(await status(page).textContent()).toMatch(/is held for you until/);
     await expect.poll(() => page.locator('#book .countdown').textContent()).toMatch(/^(10:00|9:[0-5]\d)$/);
@@ -164,14 +165,17 @@ describe('the booking view of widget.v1.js, embedded in a page of another origin
 
   it('gives the places back on Cancel', async () => {
     const time = slot(2, 18);
-    const { page } = await openBookingPage(bookingToken);
+    const { page } = await openBookingPage(bookingToken, 'midnight');
     await slotButton(page, time, /4 places left/).click();
+    await expect.poll(() => widget(page).getAttribute('data-state')).toBe('book');
+    expect((await lowestContrast(page, '#book')).lowest).toBeGreaterThanOrEqual(4.5);
     await expect.poll(async () => (await holdsAt(time)).map((hold) => hold.status)).toEqual(['held']);
 
     await page.locator('#book').getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(() => status(page).textContent()).toBe('The places were given back.');
     expect((await holdsAt(time)).map((hold) => hold.status)).toEqual(['released']);
     await slotButton(page, time, /4 places left/).waitFor();
+    expect((await lowestContrast(page, '#book')).lowest).toBeGreaterThanOrEqual(4.5);
   });
 
   it('says so when the hold expired before Book (409 hold_expired), and shows the slots again', async () => {

@@ -57,6 +57,8 @@ export function mountBooking(root: ShadowRoot, settings: Settings, logError: (me
     status.dataset['kind'] = stage.kind;
     status.textContent = statusText(stage);
     content.replaceChildren(...body(stage));
+    // The button that led here is gone: keyboard and screen reader users continue in the form.
+    if ((stage.kind === 'book' || stage.kind === 'waitlist') && !stage.note) root.getElementById('name')?.focus();
   }
 
   function statusText(stage: Stage): string {
