@@ -66,9 +66,9 @@ afterAll(async () => {
   await api?.close();
 });
 
-function openBookingPage(token: string, theme = 'pumpkin'): Promise<OpenedPage> {
+function openBookingPage(token: string, theme = 'pumpkin', service = serviceId): Promise<OpenedPage> {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Book a lantern walk</title></head><body><h1>Our site</h1>
-${widgetSnippet({ scriptUrl: `${api.url}/widget.v1.js`, containerId: 'book', options: { token, service: serviceId, days: 3, theme } })}</body></html>`;
+${widgetSnippet({ scriptUrl: `${api.url}/widget.v1.js`, containerId: 'book', options: { token, service, days: 3, theme } })}</body></html>`;
   return openPage(browser, `${host.origin}${host.add(html)}`);
 }
 
@@ -200,5 +200,11 @@ describe('the booking view of widget.v1.js, embedded in a page of another origin
     expect(await status(page).textContent()).toBe('This booking widget is not allowed to take bookings.');
     expect(await page.locator('#book button').count()).toBe(0);
     expect(messages.join('\n')).toMatch(/answered 403 insufficient_scope: .*bookings:book/);
+  });
+
+  it('says it is set up wrongly for a service that does not exist', async () => {
+    const { page } = await openBookingPage(bookingToken, 'classic', 'svc_doesnotexist');
+    await expect.poll(() => widget(page).getAttribute('data-state')).toBe('error');
+    expect(await status(page).textContent()).toBe('This booking widget is set up wrongly: No service with id "svc_doesnotexist".');
   });
 });

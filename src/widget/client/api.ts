@@ -29,7 +29,8 @@ function messageForProblem(status: number, code: string, detail: string, words: 
   if (status === 401) return { message: `This ${words.widget} has an invalid token, so it cannot ${words.task}.`, retry: false };
   if (code === 'origin_not_allowed') return { message: `This widget token is not allowed on ${location.origin}, so it cannot ${words.task} here.`, retry: false };
   if (status === 403) return { message: `This ${words.widget} is not allowed to ${words.allowed}.`, retry: false };
-  if (status === 400) return { message: `This ${words.widget} is set up wrongly${detail ? `: ${detail}` : '.'}`, retry: false };
+  // 404: an id in the options (the booking view's service) names nothing.
+  if (status === 400 || status === 404) return { message: `This ${words.widget} is set up wrongly${detail ? `: ${detail}` : '.'}`, retry: false };
   if (status === 429) return { message: 'Too many requests right now. Please try again in a minute.', retry: true };
   return { message: `${words.failed} right now.`, retry: true };
 }
