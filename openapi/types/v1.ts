@@ -276,11 +276,11 @@ export interface paths {
          * Create a booking
          * @description Books `party_size` places (default 1) in a slot of the service: `start_time` must be one of the times `GET /v1/services/{id}/availability` lists, that has not started (422 `not_a_slot` or `in_past` on `start_time`). At most `capacity` places of a slot are taken, whatever number of clients book at once; fewer places left than `party_size` gives 409 `slot_full`.
          *
-         *     Or books a hold (`POST /v1/holds`, or a waitlist offer): `hold_id` instead of `service_id`, `start_time` and `party_size` (sending them too gives 422 `not_with_hold`), and `customer`, which a waitlist offer may leave out (its entry's is used). The held places become the booking's with no new capacity check; a hold that expired, was released or was booked already gives 409 `hold_expired`.
+         *     Or books a hold (`POST /v1/holds`, or a waitlist offer): `hold_id` instead of `service_id`, `start_time` and `party_size` (sending them too gives 422 `not_with_hold`), and `customer`, which a waitlist offer may leave out (its entry's is used). The held places become the booking's with no new capacity check; a hold that expired, was released or was booked already gives 409 `hold_expired`. A credential with `bookings:book` but not `bookings:write` (a booking widget token) books only this way, naming the `customer`.
          *
          *     `Idempotency-Key` is honoured for 24 h per account: the same key with the same body answers 201 again with the first answer as it was sent (later changes to the booking do not show) and `Idempotent-Replayed: true`, creating nothing; with another body it gives 422 `idempotency_key_reused`. A retry sent while the first request is still running waits for it and replays its result. Only successful creates are remembered, so a retry after an error (such as `slot_full`) runs again.
          *
-         *     Needs the `bookings:write` scope (`admin` has every scope).
+         *     Needs the `bookings:write` scope or the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `CreateBooking`.
          */
@@ -344,7 +344,7 @@ export interface paths {
          *
          *     Book it with `POST /v1/bookings` and `{ "hold_id": "hold_…", "customer": { … } }`: the booking takes the held places with no new capacity check that could fail, or gives 409 `hold_expired` once the hold has expired or was released.
          *
-         *     Needs the `bookings:write` scope (`admin` has every scope).
+         *     Needs the `bookings:write` scope or the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `CreateHold`.
          */
@@ -366,6 +366,8 @@ export interface paths {
          * Get a hold
          * @description A hold past `expires_at` reads `expired` at once, whether or not the server has recorded it yet.
          *
+         *     Needs the `bookings:read` scope or the `bookings:write` scope (`admin` has every scope).
+         *
          *     Runs the GraphQL operation `GetHold`.
          */
         get: operations["getHold"];
@@ -375,7 +377,7 @@ export interface paths {
          * Release a hold
          * @description Gives the places back now; they are offered to the slot's waitlist in the same transaction. Releasing a waitlist offer's hold declines the offer (its entry becomes `withdrawn`). A hold no longer held (`released`, `expired`, `converted`) is answered as it is: repeating the DELETE is 200.
          *
-         *     Needs the `bookings:write` scope (`admin` has every scope).
+         *     Needs the `bookings:write` scope or the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `ReleaseHold`.
          */
@@ -435,7 +437,7 @@ export interface paths {
         };
         /**
          * Get a service
-         * @description Needs an API key, of any scope.
+         * @description Needs an API key or the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `GetService`.
          */
@@ -461,7 +463,7 @@ export interface paths {
          *
          *     Slots start at `opens + k × slot_minutes` local time on each season day with opening hours, while the visit (`duration_minutes`) ends by `closes`. On the night clocks go back a repeated local time has two slots; on the night they go forward a missing one has none. A booking, a cancel or a reschedule changes the answer at once, so pages can poll it with `If-None-Match`.
          *
-         *     Needs the `bookings:read` scope (`admin` has every scope).
+         *     Needs the `bookings:read` scope or the `bookings:book` scope, and an API key or the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `ServiceAvailability`.
          */
@@ -509,6 +511,8 @@ export interface paths {
          * List waitlist entries
          * @description The account's entries in the order they joined.
          *
+         *     Needs the `bookings:read` scope or the `bookings:write` scope (`admin` has every scope).
+         *
          *     Runs the GraphQL operation `ListWaitlistEntries`.
          */
         get: operations["listWaitlistEntries"];
@@ -519,7 +523,7 @@ export interface paths {
          *
          *     Book an offer with `POST /v1/bookings` and `{ "hold_id": offer.hold_id }` (the entry's customer is used when `customer` is left out). An offer not booked by its `expires_at` expires the entry, and its places go to the next entries. If places are free when the entry is made, it is answered already `offered`.
          *
-         *     Needs the `bookings:write` scope (`admin` has every scope).
+         *     Needs the `bookings:write` scope or the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `CreateWaitlistEntry`.
          */
@@ -539,7 +543,9 @@ export interface paths {
         };
         /**
          * Get a waitlist entry
-         * @description Runs the GraphQL operation `GetWaitlistEntry`.
+         * @description Needs the `bookings:read` scope or the `bookings:write` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `GetWaitlistEntry`.
          */
         get: operations["getWaitlistEntry"];
         put?: never;
@@ -814,7 +820,7 @@ export interface components {
             name: string | null;
             plan: components["schemas"]["Plan"];
             /** @description `admin` implies every other scope. */
-            scopes: ("bookings:read" | "bookings:write" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
+            scopes: ("bookings:read" | "bookings:write" | "bookings:book" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
             /** @description Origins whose browser pages may call with this key (CORS). Requests from other origins get 403 `origin_not_allowed`. */
             allowed_origins: string[];
             /** @description IPv4 and IPv6 addresses or CIDRs; empty allows any address. Others get 403 `ip_not_allowed`. */
@@ -836,7 +842,7 @@ export interface components {
             name: string | null;
             plan: components["schemas"]["Plan"];
             /** @description `admin` implies every other scope. */
-            scopes: ("bookings:read" | "bookings:write" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
+            scopes: ("bookings:read" | "bookings:write" | "bookings:book" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
             /** @description Origins whose browser pages may call with this key (CORS). Requests from other origins get 403 `origin_not_allowed`. */
             allowed_origins: string[];
             /** @description IPv4 and IPv6 addresses or CIDRs; empty allows any address. Others get 403 `ip_not_allowed`. */
@@ -866,6 +872,8 @@ export interface components {
             /** @description The only origins the token works from. */
             allowed_origins: string[];
             rate_limit_per_minute: number;
+            /** @description Also holds, books a hold and joins waitlists (scope bookings:book). */
+            allow_booking: boolean;
             created_at: components["schemas"]["DateTime"];
             revoked_at: components["schemas"]["DateTime"] | null;
         };
@@ -979,7 +987,7 @@ export interface components {
             /** @description Only on the enterprise plan. */
             require_signature?: boolean;
             /** @description At least one; `admin` implies every other scope. */
-            scopes: ("bookings:read" | "bookings:write" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
+            scopes: ("bookings:read" | "bookings:write" | "bookings:book" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
         };
         /** @description A slot (serviceId, startTime, partySize) and a customer; or holdId alone, whose places it takes, and the customer unless the hold is a waitlist offer. */
         CreateBookingInput: {
@@ -1053,6 +1061,8 @@ export interface components {
         };
         CreateWidgetTokenInput: {
             account_id: string;
+            /** @description The widget may also read a service's availability, hold, release a hold, book a hold and join a waitlist (scope bookings:book); never read or change bookings. */
+            allow_booking?: boolean;
             /** @description At least one: the only origins the token works from. */
             allowed_origins: string[];
             name?: string;
@@ -2076,6 +2086,8 @@ export interface operations {
                         /** @description The only origins the token works from. */
                         allowed_origins: string[];
                         rate_limit_per_minute: number;
+                        /** @description Also holds, books a hold and joins waitlists (scope bookings:book). */
+                        allow_booking: boolean;
                         created_at: components["schemas"]["DateTime"];
                         revoked_at: components["schemas"]["DateTime"] | null;
                         /** @description The token itself (`wt_…`); it is public and goes into the widget's `token` option. */
@@ -2315,7 +2327,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:write` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2573,7 +2585,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:write` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2638,7 +2650,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:read` or `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2678,7 +2690,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:write` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2827,7 +2839,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2893,7 +2905,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:read`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:read` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3002,7 +3014,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:read` or `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3052,12 +3064,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WaitlistEntry"];
+                    "application/json": {
+                        id: string;
+                        service_id: string;
+                        start_time: components["schemas"]["DateTime"];
+                        party_size: number;
+                        customer: {
+                            /** @example Ada Lovelace */
+                            name: string;
+                            /** @example ada@example.com */
+                            email: string;
+                        };
+                        status: components["schemas"]["WaitlistStatus"];
+                        /** @description The last offer made to the entry; null before the first. */
+                        offer: {
+                            hold_id: string;
+                            expires_at: components["schemas"]["DateTime"];
+                        } | null;
+                        created_at: components["schemas"]["DateTime"];
+                        /** @description While WAITING: 1 + the slot's entries waiting that joined before it (the fairness rule offers places in this order); null otherwise. */
+                        place_in_line: number | null;
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:write` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3113,7 +3145,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:read` or `bookings:write`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];

@@ -49,6 +49,7 @@ export const newWidgetTokenInput = z.object({
   name: name.nullish(),
   allowedOrigins: z.array(origin).min(1).max(100),
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).default(600),
+  allowBooking: z.boolean().default(false),
 });
 
 async function requireAccount(prisma: PrismaClient, accountId: string): Promise<void> {
@@ -106,6 +107,7 @@ export async function createWidgetToken(prisma: PrismaClient, input: unknown) {
       name: parsed.name ?? null,
       allowedOrigins: parsed.allowedOrigins,
       rateLimitPerMinute: parsed.rateLimitPerMinute,
+      allowBooking: parsed.allowBooking,
     },
   });
   // This process may remember the id as unknown from before it existed.

@@ -64,7 +64,13 @@ export async function authenticate(
     const token = await loadWidgetToken(prisma, presented, beforeLookup);
     if (!token || token.revokedAt) throw unauthenticated('The widget token is not valid.');
     return {
-      principal: { kind: 'widget_token', tokenId: token.id, accountId: token.accountId, rateLimitPerMinute: token.rateLimitPerMinute },
+      principal: {
+        kind: 'widget_token',
+        tokenId: token.id,
+        accountId: token.accountId,
+        rateLimitPerMinute: token.rateLimitPerMinute,
+        allowBooking: token.allowBooking,
+      },
       allowedOrigins: token.allowedOrigins,
       ipAllowlist: [],
       signing: null,

@@ -27,7 +27,7 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
   fields: (t) => ({
     accountId: t.id({ required: true }),
     plan: t.field({ type: PlanEnum, required: true }),
-    scopes: t.stringList({ required: true, description: 'Any of bookings:read, bookings:write, webhooks:manage, directory:read, analytics:read, admin.' }),
+    scopes: t.stringList({ required: true, description: 'Any of bookings:read, bookings:write, bookings:book, webhooks:manage, directory:read, analytics:read, admin.' }),
     name: t.string(),
     allowedOrigins: t.stringList({ description: 'Origins (https://shop.example) that may call with this key from a browser.' }),
     ipAllowlist: t.stringList({ description: 'IPv4 and IPv6 addresses or CIDRs; empty allows any address.' }),
@@ -42,6 +42,9 @@ const CreateWidgetTokenInput = builder.inputType('CreateWidgetTokenInput', {
     allowedOrigins: t.stringList({ required: true }),
     rateLimitPerMinute: t.int(),
     name: t.string(),
+    allowBooking: t.boolean({
+      description: "The widget may also read a service's availability, hold, release a hold, book a hold and join a waitlist (scope bookings:book); never read or change bookings.",
+    }),
   }),
 });
 

@@ -44,13 +44,14 @@ export const ApiKeyNode = builder.prismaNode('ApiKey', {
 });
 
 builder.prismaObject('WidgetToken', {
-  description: 'A public token for the embeddable widget: reads the directory, only from its allowed origins. Its id is the token.',
+  description: 'A public token for the embeddable widget: reads the directory (and books, with allowBooking), only from its allowed origins. Its id is the token.',
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),
     name: t.exposeString('name', { nullable: true }),
     allowedOrigins: t.exposeStringList('allowedOrigins'),
     rateLimitPerMinute: t.exposeInt('rateLimitPerMinute'),
+    allowBooking: t.exposeBoolean('allowBooking', { description: 'Also holds, books a hold and joins waitlists (scope bookings:book).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
   }),

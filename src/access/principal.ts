@@ -1,7 +1,7 @@
 import type { Plan } from '../generated/prisma/client.js';
 import { AppError } from '../shared/errors.js';
 
-export const scopes = ['bookings:read', 'bookings:write', 'webhooks:manage', 'directory:read', 'analytics:read', 'admin'] as const;
+export const scopes = ['bookings:read', 'bookings:write', 'bookings:book', 'webhooks:manage', 'directory:read', 'analytics:read', 'admin'] as const;
 
 export type Scope = (typeof scopes)[number];
 
@@ -9,7 +9,7 @@ export function isScope(value: string): value is Scope {
   return (scopes as readonly string[]).includes(value);
 }
 
-/** Who is calling: an API key, or a public widget token that may only read the directory. */
+/** Who is calling: an API key, or a public widget token that reads the directory (and, if its operator allowed it, books). */
 export type Principal =
   | {
       kind: 'api_key';
@@ -28,6 +28,7 @@ export type Principal =
       tokenId: string;
       accountId: string;
       rateLimitPerMinute: number;
+      allowBooking: boolean;
     };
 
 /** The id that names a principal's credential: its `key_…` or `wt_…`. */
@@ -36,12 +37,18 @@ export function credentialIdOf(principal: Principal): string {
 }
 
 const widgetScopes: readonly Scope[] = ['directory:read'];
+/**
+ * bookings:book reads a service and its availability, holds, releases a hold, books a hold and joins a
+ * waitlist: what a visitor does on a public page, never reading what others booked.
+ */
+const bookingWidgetScopes: readonly Scope[] = ['directory:read', 'bookings:book'];
 
 export function grantedScopes(principal: Principal): readonly Scope[] {
-  return principal.kind === 'api_key' ? principal.scopes : widgetScopes;
+  if (principal.kind === 'api_key') return principal.scopes;
+  return principal.allowBooking ? bookingWidgetScopes : widgetScopes;
 }
 
-/** Widget tokens are public, so they never act as an API key: they read the directory and nothing else. */
+/** Widget tokens are public, so they never act as an API key: they have only their own narrow scopes. */
 export function isApiKey(principal: Principal | null): principal is Extract<Principal, { kind: 'api_key' }> {
   return principal?.kind === 'api_key';
 }
@@ -59,7 +66,8 @@ export function hasScope(principal: Principal | null, scope: Scope): boolean {
  * request needs an API key.
  */
 export function insufficientScope(missing: readonly Scope[], why?: string): AppError {
-  const need = missing.length > 0 ? `This needs the ${missing.join(' or ')} scope.` : 'This needs an API key; widget tokens read only the directory.';
+  const need =
+    missing.length > 0 ? `This needs the ${missing.join(' or ')} scope.` : why ? 'This needs an API key.' : 'This needs an API key; widget tokens read only the directory.';
   const message = why ? `${why} ${need}` : need;
   const challenge = missing.length > 0 ? `Bearer error="insufficient_scope", scope="${missing.join(' ')}"` : 'Bearer error="insufficient_scope"';
   return new AppError('insufficient_scope', message, { headers: { 'www-authenticate': challenge } });

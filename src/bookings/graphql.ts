@@ -3,6 +3,7 @@ import type { Booking } from '../generated/prisma/client.js';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { pageSizes } from '../graphql/argument-checks.js';
+import { hasScope, insufficientScope } from '../access/principal.js';
 import { builder, listOfAtMost, nodeScope } from '../graphql/builder.js';
 import { upperCaseEnum } from '../graphql/enums.js';
 import { AppError } from '../shared/errors.js';
@@ -26,6 +27,12 @@ const bookingsRootField = { authScopes: { scope: 'bookings:read' }, extensions: 
 
 /** Root fields over services: answers are kept until a service, the places of its slots or the minute change. */
 const servicesRootField = { authScopes: { authenticated: true }, extensions: cachedUnderDataVersion(servicesDataVersion) } as const;
+
+/** A booking widget token reads the one service it books (and its availability); API keys read any. */
+const serviceOrBooking = { authenticated: true, scope: 'bookings:book' } as const;
+
+/** Who may create a booking: a booking widget token too, but only from a hold (bookings:book). */
+const bookingWriters = ['bookings:write', 'bookings:book'] as const;
 
 const BookingStatus = upperCaseEnum('BookingStatus', ['confirmed', 'cancelled'], 'CONFIRMED → CANCELLED is the only transition; CANCELLED is final.');
 
@@ -59,7 +66,7 @@ builder.prismaNode('Service', {
   id: { field: 'id' },
   nullable: true,
   description: 'A bookable offering, such as a timed entry to a haunted house.',
-  authScopes: { authenticated: true },
+  authScopes: serviceOrBooking,
   fields: (t) => ({
     name: t.exposeString('name'),
     attractionId: t.exposeID('attractionId'),
@@ -76,7 +83,7 @@ builder.prismaNode('Service', {
     }),
     availability: t.field({
       type: [AvailableSlotRef],
-      authScopes: { scope: 'bookings:read' },
+      authScopes: { anyScope: ['bookings:read', 'bookings:book'] },
       description: 'The slots starting on the local days startDate … endDate (at most 31) that have not started, oldest first.',
       args: { startDate: t.arg({ type: 'Date', required: true }), endDate: t.arg({ type: 'Date', required: true }) },
       // Weighed by the slots the range can hold, its work and its answer, before anything runs.
@@ -91,7 +98,8 @@ builder.prismaNode('Service', {
 export const BookingRef = builder.prismaNode('Booking', {
   id: { field: 'id' },
   // A key that writes bookings sees what it wrote (and may change any of them), so either scope shows one.
-  extensions: nodeScope(['bookings:read', 'bookings:write']),
+  // A booking widget token sees the booking it made in createBooking's answer, and never another.
+  extensions: nodeScope(['bookings:read', 'bookings:write'], ['bookings:book']),
   nullable: true,
   // node(id:) must not reveal another account's booking.
   findUnique: (id, context) => ({ id, accountId: context.principal?.accountId ?? '' }),
@@ -224,6 +232,7 @@ builder.queryFields((t) => ({
   service: t.prismaField({
     type: 'Service',
     ...servicesRootField,
+    authScopes: serviceOrBooking,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, context) => {
       const service = await context.services.directReads.findUnique(context.prisma.service, 'Service', { ...query, where: { id: String(args.id) } });
@@ -324,7 +333,7 @@ const UpdateServiceInput = builder.inputType('UpdateServiceInput', {
 
 // Payloads carry the row the transaction returned; relations a client selects load on demand.
 const CreateBookingPayload = builder.objectRef<{ replayed: boolean; booking: Booking }>('CreateBookingPayload').implement({
-  extensions: nodeScope('bookings:write'),
+  extensions: nodeScope('bookings:write', ['bookings:book']),
   fields: (t) => ({
     replayed: t.exposeBoolean('replayed', {
       description: 'True when an earlier request with the same idempotency key made this booking.',
@@ -350,12 +359,18 @@ builder.mutationFields((t) => ({
   }),
   createBooking: t.field({
     type: CreateBookingPayload,
-    authScopes: { scope: 'bookings:write' },
+    authScopes: { anyScope: bookingWriters },
     args: {
       input: t.arg({ type: CreateBookingInput, required: true }),
       idempotencyKey: t.arg.string({ description: 'Replays the first result for 24 h when sent again with the same input.' }),
     },
-    resolve: (_root, args, context) => createBooking(context, args.input, args.idempotencyKey ?? null),
+    resolve: (_root, args, context) => {
+      // bookings:book books a hold for the customer it names: it never books a slot outright, nor takes a waitlist entry's customer.
+      if (!hasScope(context.principal, 'bookings:write') && (!args.input.holdId || !args.input.customer)) {
+        throw insufficientScope(['bookings:write'], 'A booking widget token books a hold (holdId) for the customer it names.');
+      }
+      return createBooking(context, args.input, args.idempotencyKey ?? null);
+    },
   }),
   updateBooking: t.field({
     type: BookingRef,

@@ -28,6 +28,7 @@ Commands:
   keys revoke <key_…>
   keys rotate <key_…>
   widget-tokens create --account <acct_…> --origins <origin,…> [--rate-limit <per minute>] [--name <name>]
+                       [--booking]   (the widget may also hold, book and join waitlists)
   widget-tokens list [--account <acct_…>]
   widget-tokens revoke <wt_…>
   services create --attraction <at_…> --name <name> --duration <minutes> --capacity <places>
@@ -53,7 +54,7 @@ Where the operator commands run:
   --timeout <seconds>                            how long the server may take to answer (default 30)
   otherwise                                      directly against DATABASE_URL=postgres://…
 
-Scopes: bookings:read, bookings:write, webhooks:manage, directory:read, analytics:read, admin.
+Scopes: bookings:read, bookings:write, bookings:book, webhooks:manage, directory:read, analytics:read, admin.
 Opening hours: days are mon … sun (or 1 … 7), lists and ranges such as mon-thu,sun, or daily;
 times are local to --timezone, and a closing time before the opening time is after midnight:
   --hours 'thu,sun 19:00-23:00' --hours 'fri-sat 19:00-01:00'
@@ -72,6 +73,7 @@ export const optionSpec = {
   ip: { type: 'string' },
   promo: { type: 'boolean' },
   'require-signature': { type: 'boolean' },
+  booking: { type: 'boolean' },
   'rate-limit': { type: 'string' },
   attraction: { type: 'string' },
   duration: { type: 'string' },
@@ -222,6 +224,7 @@ export function adminRequestFor(positionals: string[], options: Options): AdminR
           allowed_origins: list(options['origins']),
           rate_limit_per_minute: rateLimit === undefined ? undefined : Number(rateLimit),
           name: text(options['name']),
+          allow_booking: options['booking'],
         }),
       };
     }

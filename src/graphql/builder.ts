@@ -36,6 +36,7 @@ const namelessNode = '';
 const maxNodeIds = 100;
 
 const nodeScopeExtension = 'hallowgateNodeScope';
+const answerScopeExtension = 'hallowgateAnswerScope';
 
 /**
  * Type `extensions` for a type whose objects need `scope` (or any one of `scopes`), checked where
@@ -44,14 +45,21 @@ const nodeScopeExtension = 'hallowgateNodeScope';
  * object, or as an `isTypeOf` that reads the context (which graphql-jit cannot call); so only root
  * fields and types that need one of the same scopes may lead to such a type
  * (test/access/widget-scope.test.ts walks the schema for any other).
+ * `answeredTo`: scopes that see such objects only as the answer of a mutation they may call (the
+ * hold or booking a booking widget token just made), never through node/nodes or a query.
  */
-export function nodeScope(scopes: Scope | readonly Scope[]) {
-  return { [nodeScopeExtension]: typeof scopes === 'string' ? [scopes] : scopes };
+export function nodeScope(scopes: Scope | readonly Scope[], answeredTo: readonly Scope[] = []) {
+  return { [nodeScopeExtension]: typeof scopes === 'string' ? [scopes] : scopes, [answerScopeExtension]: answeredTo };
 }
 
 /** The scopes, any one of which a type's objects need (nodeScope). */
 export function nodeScopeOf(type: { extensions: Readonly<Record<string, unknown>> } | undefined): readonly Scope[] | undefined {
   return type?.extensions[nodeScopeExtension] as readonly Scope[] | undefined;
+}
+
+/** The scopes that see a type's objects only as a mutation's answer (nodeScope's `answeredTo`). */
+export function answerScopeOf(type: { extensions: Readonly<Record<string, unknown>> } | undefined): readonly Scope[] {
+  return (type?.extensions[answerScopeExtension] as readonly Scope[] | undefined) ?? [];
 }
 
 /**
@@ -76,8 +84,12 @@ async function resolveNodeIds(context: Context, info: GraphQLResolveInfo, ids: r
 
 /** Why a caller may not have what needs `missing` (an API key when empty): 401 without a credential, else 403. */
 export function refusalFor(principal: Principal | null, missing: readonly Scope[]): AppError {
-  return principal ? insufficientScope(missing) : new AppError('unauthenticated', 'Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.');
+  if (!principal) return new AppError('unauthenticated', 'Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.');
+  return insufficientScope(missing, principal.kind === 'widget_token' && principal.allowBooking ? bookingWidgetLimits : undefined);
 }
+
+/** Why a booking widget token is refused: it is public, so it may act for one visitor, never read what others booked. */
+export const bookingWidgetLimits = "A booking widget token holds, books a hold and joins waitlists; it never lists, reads or changes the account's bookings.";
 
 /** The scopes a refused field asked for (any one would have done); none when it asked for an API key. */
 function scopesMissingIn(failure: AuthFailure): Scope[] {

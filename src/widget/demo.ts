@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { escapeHtml, widgetSnippet } from './snippet.js';
 
 /**
- * /widget/demo: the snippet, filled in from the query (?token=wt_…&city=&category=&theme=), and
+ * /widget/demo: the snippet, filled in from the query (?token=wt_…&city=&category=&theme=&service=), and
  * the same snippet live. The page is on the API's own origin, where a widget token works whatever
  * its allowed origins, so any valid token shows the widget here.
  */
@@ -26,7 +26,10 @@ export function demoPage(request: IncomingMessage, query: URLSearchParams, nonce
   const category = query.get('category')?.trim() ?? 'haunted-house';
   const theme = themes.includes(query.get('theme') ?? '') ? query.get('theme')! : 'pumpkin';
   const origin = publicOrigin(request);
-  const options = { token: token || 'wt_…', city, ...(category ? { category } : {}), theme, attributionLink: `${origin}/widget/demo` };
+  const service = query.get('service')?.trim() ?? '';
+  // A service id makes the booking view, which takes no directory filters.
+  const filters: Record<string, string> = service ? { service } : { city, ...(category ? { category } : {}) };
+  const options = { token: token || 'wt_…', ...filters, theme, attributionLink: `${origin}/widget/demo` };
   const shown = widgetSnippet({ scriptUrl: `${origin}/widget.v1.js`, containerId, options });
   // The live copy loads the script by path, so it comes from this page's own origin as the CSP asks.
   const live = widgetSnippet({ scriptUrl: '/widget.v1.js', containerId, options: { ...options, token }, nonce });
@@ -68,6 +71,7 @@ ${field('Token', 'token', token, 'wt_…')}
 ${field('City', 'city', city, 'Salem')}
 ${field('Category', 'category', category, 'haunted-house')}
 <label>Theme <select name="theme">${themeOptions}</select></label>
+${field('Service (booking)', 'service', service, 'svc_…')}
 <button type="submit">Show</button>
 </form>
 <div class="columns">
@@ -77,7 +81,10 @@ ${field('Category', 'category', category, 'haunted-house')}
 <p>Options: <code>token</code> (required), <code>city</code>, <code>category</code> (a slug such as
 <code>haunted-house</code>), <code>theme</code> (<code>pumpkin</code>, <code>midnight</code> or
 <code>classic</code>), <code>attributionLink</code>, <code>limit</code> (1–100, default 10) and
-<code>apiBase</code> (defaults to where the script came from).</p>
+<code>apiBase</code> (defaults to where the script came from). With <code>service</code> (a
+<code>svc_…</code> id) the widget books that service instead: its slots for the next <code>days</code>
+(1–30, default 7), a hold while the visitor fills in name and email, or the waitlist when a slot is
+full; the token must be created with <code>--booking</code>.</p>
 </section>
 <section>
 <h2>Live</h2>

@@ -181,7 +181,10 @@ describe('hallowgate CLI against a running server (--server, the admin routes)',
   it('creates widget tokens', async () => {
     const account = await cli('accounts', 'create', '--name', 'Corn Maze Co');
     const token = await cli('widget-tokens', 'create', '--account', account.id, '--origins', 'https://maze.example', '--rate-limit', '300');
-    expect(token).toMatchObject({ id: expect.stringMatching(/^wt_/), allowed_origins: ['https://maze.example'], rate_limit_per_minute: 300 });
+    expect(token).toMatchObject({ id: expect.stringMatching(/^wt_/), allowed_origins: ['https://maze.example'], rate_limit_per_minute: 300, allow_booking: false });
+    const booking = await cli('widget-tokens', 'create', '--account', account.id, '--origins', 'https://maze.example', '--booking');
+    expect(booking).toMatchObject({ id: expect.stringMatching(/^wt_/), allow_booking: true });
+    expect(await server.prisma.widgetToken.findUniqueOrThrow({ where: { id: booking.id } })).toMatchObject({ allowBooking: true });
   });
 
   it('creates a service with its schedule, whose slots are then offered, and changes it', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getNamedType, isObjectType, type GraphQLField, type GraphQLNamedType } from 'graphql';
 import type { Scope } from '../../src/access/principal.js';
 import { createWidgetToken } from '../../src/access/admin.js';
-import { nodeScopeOf } from '../../src/graphql/builder.js';
+import { answerScopeOf, nodeScopeOf } from '../../src/graphql/builder.js';
 import { newId } from '../../src/shared/ids.js';
 import { schema } from '../../src/graphql/schema.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -146,6 +146,7 @@ describe('bookings and booking events through node and nodes', () => {
 describe('types whose objects need a scope (nodeScope)', () => {
   // Their scope is checked where they are reached (root fields, node/nodes), not on their fields, so
   // nothing may lead to them but a root field, or a type, that only callers they admit can reach.
+  // A type's answer scopes (nodeScope's answeredTo) admit it only as a mutation's answer, and what that answer leads to.
   it('are reached only from root fields and types that need a scope which admits them', () => {
     const types = Object.values(schema.getTypeMap()).filter(isObjectType);
     const scopesOf = (type: GraphQLNamedType) => nodeScopeOf(isObjectType(type) ? type : undefined);
@@ -169,13 +170,18 @@ describe('types whose objects need a scope (nodeScope)', () => {
       return authScopes.scope ? [authScopes.scope] : authScopes.anyScope;
     };
     const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]);
+    const answerScopes = (type: GraphQLNamedType) => (isObjectType(type) ? answerScopeOf(type) : []);
     const leaks: string[] = [];
     for (const parent of types) {
+      const asAnswer = parent === schema.getMutationType() || answerScopes(parent).length > 0;
       for (const field of Object.values(parent.getFields())) {
-        const target = needed(getNamedType(field.type));
-        if (!target) continue;
+        const targetType = getNamedType(field.type);
+        const scopes = needed(targetType);
+        if (!scopes) continue;
+        const target = asAnswer ? [...scopes, ...answerScopes(targetType)] : scopes;
         // Every scope that lets a caller reach the field must admit the target's objects.
-        const reachedWith = roots.has(parent) ? rootFieldScopes(field) : needed(parent);
+        const parentScopes = needed(parent);
+        const reachedWith = roots.has(parent) ? rootFieldScopes(field) : parentScopes && [...parentScopes, ...answerScopes(parent)];
         if (!reachedWith?.length || !reachedWith.every((scope) => target.includes(scope as Scope))) leaks.push(`${parent.name}.${field.name}`);
       }
     }

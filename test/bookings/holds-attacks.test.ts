@@ -414,8 +414,11 @@ describe('event shapes', () => {
     // Offered at once, on joining a line with room.
     const atOnce = await join(other, serviceId, slot, 1, 'At Once');
     expect(atOnce.body.status).toBe('offered');
-    expect(await eventsAbout(other, 'waitlist.offered', atOnce.body.id)).toStrictEqual([atOnce.body]);
-    expect((await other('GET', `/v1/waitlist_entries/${atOnce.body.id}`)).body).toStrictEqual(atOnce.body);
+    // Only the answer to joining says where the entry stands in line (nowhere, once offered).
+    const { place_in_line: placeInLine, ...entry } = atOnce.body;
+    expect(placeInLine).toBeNull();
+    expect(await eventsAbout(other, 'waitlist.offered', atOnce.body.id)).toStrictEqual([entry]);
+    expect((await other('GET', `/v1/waitlist_entries/${atOnce.body.id}`)).body).toStrictEqual(entry);
 
     // Offered to another account's entry by this account's cancellation.
     const booking = await call('POST', '/v1/bookings', { service_id: serviceId, start_time: slot, customer });

@@ -6,15 +6,18 @@ import { Customer, CustomerInput } from '../graphql.js';
 import { holdLifetime, createHoldSchema, createWaitlistEntrySchema } from '../validation.js';
 import { holdStatus, waitlistEntryStatus } from './hold.js';
 import { createHold, findOwnHold, releaseHold } from './holds.js';
-import { createWaitlistEntry, findOwnWaitlistEntry, waitlistStatusWhere, withdrawWaitlistEntry } from './waitlist.js';
+import { createWaitlistEntry, findOwnWaitlistEntry, placeInLine, waitlistStatusWhere, withdrawWaitlistEntry } from './waitlist.js';
 
 /**
  * Holds and waitlists: answers depend on the clock (a hold expires with no write), so none is kept by
  * the response cache. A write's answer is read again with what the operation selects, as it committed.
  */
 
-const readScopes = nodeScope(['bookings:read', 'bookings:write']);
+// A booking widget token sees the hold or entry it made in its mutation's answer, never by id or in a list.
+const readScopes = nodeScope(['bookings:read', 'bookings:write'], ['bookings:book']);
 const ownRootField = { authScopes: { anyScope: ['bookings:read', 'bookings:write'] } } as const;
+/** The writes a visitor makes through a booking widget (bookings:book); withdrawing an entry is not one. */
+const visitorWrite = { authScopes: { anyScope: ['bookings:write', 'bookings:book'] } } as const;
 
 const HoldStatus = upperCaseEnum(
   'HoldStatus',
@@ -70,6 +73,12 @@ builder.prismaNode('WaitlistEntry', {
       type: WaitlistStatus,
       select: { status: true, startTime: true, hold: { select: { status: true, expiresAt: true } } },
       resolve: (entry, _args, context) => waitlistEntryStatus(entry, entry.hold, context.services.clock()),
+    }),
+    placeInLine: t.int({
+      nullable: true,
+      description: "While WAITING: 1 + the slot's entries waiting that joined before it (the fairness rule offers places in this order); null otherwise.",
+      select: { serviceId: true, startTime: true, position: true, status: true },
+      resolve: (entry, _args, context) => placeInLine(context, entry),
     }),
     offer: t.field({
       type: Offer,
@@ -146,21 +155,21 @@ const CreateWaitlistEntryInput = builder.inputType('CreateWaitlistEntryInput', {
 builder.mutationFields((t) => ({
   createHold: t.prismaField({
     type: 'Hold',
-    authScopes: { scope: 'bookings:write' },
+    ...visitorWrite,
     description: 'Keeps places of a slot while a customer completes a booking (createBooking with holdId); slot_full when they are not free.',
     args: { input: t.arg({ type: CreateHoldInput, required: true }) },
     resolve: async (query, _root, args, context) => context.prisma.hold.findUniqueOrThrow({ ...query, where: { id: (await createHold(context, args.input)).id } }),
   }),
   releaseHold: t.prismaField({
     type: 'Hold',
-    authScopes: { scope: 'bookings:write' },
+    ...visitorWrite,
     description: "Gives the hold's places back now (offered to the slot's waitlist); a hold no longer held is answered as it is.",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, context) => context.prisma.hold.findUniqueOrThrow({ ...query, where: { id: (await releaseHold(context, String(args.id))).id } }),
   }),
   createWaitlistEntry: t.prismaField({
     type: 'WaitlistEntry',
-    authScopes: { scope: 'bookings:write' },
+    ...visitorWrite,
     description: 'Joins the line for a slot; if places are free for it now, the entry is answered already offered a hold.',
     args: { input: t.arg({ type: CreateWaitlistEntryInput, required: true }) },
     resolve: async (query, _root, args, context) =>

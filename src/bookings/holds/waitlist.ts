@@ -79,6 +79,19 @@ export function waitlistStatusWhere(status: WaitlistStatus, now: Date): Prisma.W
 }
 
 /**
+ * Where a waiting entry stands in its slot's line: 1 + the entries of the slot still waiting that
+ * joined before it (offered ones have left the line); null once it is not waiting.
+ */
+export async function placeInLine(context: Context, entry: Pick<WaitlistEntry, 'serviceId' | 'startTime' | 'position' | 'status'>): Promise<number | null> {
+  const now = context.services.clock();
+  if (entry.status !== 'waiting' || entry.startTime <= now) return null;
+  const ahead = await context.prisma.waitlistEntry.count({
+    where: { serviceId: entry.serviceId, startTime: entry.startTime, status: 'waiting', position: { lt: entry.position } },
+  });
+  return ahead + 1;
+}
+
+/**
  * Leaves the line: a waiting entry is withdrawn; an offered one is withdrawn and its hold released,
  * its places offered to the next entries. Withdrawing an entry that is no longer waiting or
  * offered (booked, expired, withdrawn) changes nothing.

@@ -30,12 +30,15 @@ function argumentsOfVariables(schema: GraphQLSchema, document: DocumentNode): Ma
   return found;
 }
 
-/** The scopes a selection needs: those of its fields and of the types they return. */
+/**
+ * The scopes a selection needs: those of its fields and of the types they return. Each need is its
+ * alternatives (any one admits) joined by `|`; '' stands for an API key of any scope.
+ */
 function scopesOf(keys: readonly AnswerKey[], found = new Set<string>()): Set<string> {
   const add = (options: unknown) => {
-    const authScopes = (options as { authScopes?: unknown } | undefined)?.authScopes as { scope?: string; authenticated?: boolean } | undefined;
-    if (authScopes?.scope) found.add(authScopes.scope);
-    else if (authScopes?.authenticated) found.add('');
+    const authScopes = (options as { authScopes?: unknown } | undefined)?.authScopes as { scope?: string; anyScope?: readonly string[]; authenticated?: boolean } | undefined;
+    const alternatives = [...(authScopes?.authenticated ? [''] : []), ...(authScopes?.scope ? [authScopes.scope] : []), ...(authScopes?.anyScope ?? [])];
+    if (alternatives.length) found.add(alternatives.join('|'));
   };
   for (const key of keys) {
     add(key.field.extensions?.['pothosOptions']);
@@ -43,6 +46,13 @@ function scopesOf(keys: readonly AnswerKey[], found = new Set<string>()): Set<st
     if (key.children) scopesOf(key.children, found);
   }
   return found;
+}
+
+/** Needs all of which must hold, less those another implies: `admin` implies every need, and a need every one with more alternatives. */
+function withoutImplied(needs: string[]): string[] {
+  const alternatives = (need: string) => need.split('|');
+  const implies = (other: string, need: string) => other === 'admin' || alternatives(other).every((scope) => alternatives(need).includes(scope));
+  return needs.filter((need) => !needs.some((other) => other !== need && implies(other, need)));
 }
 
 /** Everything the document says about one route, derived. */
@@ -58,7 +68,7 @@ export class RouteDescriber {
 
   operation(route: OperationRoute, prose: RouteProse): JsonSchema {
     const compiled = compileOperationRoute(this.schema, route);
-    const needs = [...new Set([...scopesOf(answerKeysOf(this.schema, compiled.document)), ...(route.scope ? [route.scope] : [])])].sort(compareText);
+    const needs = withoutImplied([...new Set([...scopesOf(answerKeysOf(this.schema, compiled.document)), ...(route.scope ? [route.scope] : [])])]).sort(compareText);
     const parameters = this.parameters(route, compiled, prose);
     const requestBody = route.body ? this.requestBody(compiled, route.body, prose) : undefined;
     return {
@@ -255,14 +265,22 @@ export class RouteDescriber {
   }
 }
 
+/** "the `bookings:read` scope", or "an API key or the `bookings:book` scope" for a need with alternatives. */
+const needText = (need: string) =>
+  need
+    .split('|')
+    .map((scope) => (scope ? `the \`${scope}\` scope` : 'an API key'))
+    .join(' or ');
+
 function scopeSentence(needs: string[]): string {
-  const named = needs.filter(Boolean).map((scope) => `\`${scope}\``);
-  if (named.length) return `Needs the ${named.join(' and ')} scope${named.length > 1 ? 's' : ''} (\`admin\` has every scope).`;
+  const named = needs.filter(Boolean);
+  if (named.some((need) => need.includes('|'))) return `Needs ${named.map(needText).join(', and ')} (\`admin\` has every scope).`;
+  if (named.length) return `Needs the ${named.map((scope) => `\`${scope}\``).join(' and ')} scope${named.length > 1 ? 's' : ''} (\`admin\` has every scope).`;
   return needs.length ? 'Needs an API key, of any scope.' : '';
 }
 
 function forbiddenText(needs: string[]): string {
-  const named = needs.filter(Boolean).map((scope) => `\`${scope}\``);
+  const named = [...new Set(needs.flatMap((need) => need.split('|')).filter(Boolean))].map((scope) => `\`${scope}\``);
   const scope = named.length ? `the credential lacks ${named.join(' or ')}` : 'a widget token asked for more than the directory';
   return `\`insufficient_scope\`: ${scope}; or the client address or page origin is not allowed for it (\`ip_not_allowed\`, \`origin_not_allowed\`).`;
 }

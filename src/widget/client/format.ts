@@ -5,7 +5,7 @@ const time: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
 const zoneName: Intl.DateTimeFormatOptions = { timeZoneName: 'short' };
 const dayMs = 86_400_000;
 
-function dateTimeFormat(timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+export function dateTimeFormat(timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   try {
     return new Intl.DateTimeFormat(undefined, { ...options, timeZone });
   } catch {

@@ -1,3 +1,4 @@
+import { mountBooking } from './booking-view.js';
 import { eventsUrl, loadEvents } from './events.js';
 import { readSettings } from './settings.js';
 import { mountView } from './view.js';
@@ -6,8 +7,8 @@ const prefix = '[HalloweenEvents]';
 const logError = (message: string) => console.error(prefix, message);
 const warn = (message: string) => console.warn(prefix, message);
 
-/** Containers this script has mounted into, with the load in flight (another render() cancels it). */
-const mounts = new WeakMap<Element, { root: ShadowRoot; load: AbortController | null }>();
+/** Containers this script has mounted into, with how to stop the view's work in flight (another render() does). */
+const mounts = new WeakMap<Element, { root: ShadowRoot; stop: (() => void) | null }>();
 
 type Target = Element | 'not yet parsed' | null;
 
@@ -34,12 +35,12 @@ function findContainer(target: unknown): Target {
 function shadowRootOf(container: Element): ShadowRoot | null {
   const mounted = mounts.get(container);
   if (mounted) {
-    mounted.load?.abort();
+    mounted.stop?.();
     return mounted.root;
   }
   try {
     const root = container.attachShadow({ mode: 'open' });
-    mounts.set(container, { root, load: null });
+    mounts.set(container, { root, stop: null });
     return root;
   } catch {
     logError(`<${container.localName}> cannot hold the widget (it may already have a shadow root); use an empty <div>.`);
@@ -49,6 +50,10 @@ function shadowRootOf(container: Element): ShadowRoot | null {
 
 function mount(container: Element, root: ShadowRoot, options: unknown, scriptDirectory: string | null): void {
   const settings = readSettings(options, scriptDirectory, warn);
+  if (settings.service) {
+    mounts.set(container, { root, stop: mountBooking(root, settings, logError).stop });
+    return;
+  }
   const view = mountView(root, settings, () => start());
 
   function start(): void {
@@ -63,7 +68,7 @@ function mount(container: Element, root: ShadowRoot, options: unknown, scriptDir
       return;
     }
     const load = new AbortController();
-    mounts.set(container, { root, load });
+    mounts.set(container, { root, stop: () => load.abort() });
     view.paint({ kind: 'loading' });
     void loadEvents(eventsUrl(settings, settings.apiBase, new Date()), settings.token, load.signal, logError).then((result) => {
       if (result) view.paint(result);

@@ -5,6 +5,9 @@ export type Theme = (typeof themes)[number];
 
 export const defaultLimit = 10;
 const maxLimit = 100;
+const defaultDays = 7;
+/** The availability operation answers at most 31 days; one more is asked for (see bookingDays). */
+const maxDays = 30;
 
 export interface Settings {
   token: string;
@@ -12,6 +15,10 @@ export interface Settings {
   category: string;
   theme: Theme;
   limit: number;
+  /** A service id (svc_…): the widget books it instead of listing events. */
+  service: string;
+  /** How many days of the service's slots the booking view shows. */
+  days: number;
   /** Absolute http(s) URL, or null when none was given (or it was not a web address). */
   attributionLink: string | null;
   /** Where /api/v1/ lives, ending in a slash. Null when neither the script's address nor apiBase tells. */
@@ -40,12 +47,12 @@ function themeOf(value: unknown, warn: (message: string) => void): Theme {
   return 'pumpkin';
 }
 
-function limitOf(value: unknown, warn: (message: string) => void): number {
-  if (value === undefined || value === null || value === '') return defaultLimit;
+function wholeNumberOf(name: string, value: unknown, max: number, fallback: number, warn: (message: string) => void): number {
+  if (value === undefined || value === null || value === '') return fallback;
   const number = Number(value);
-  if (Number.isInteger(number) && number >= 1 && number <= maxLimit) return number;
-  warn(`limit must be a whole number from 1 to ${maxLimit}; using ${defaultLimit}.`);
-  return defaultLimit;
+  if (Number.isInteger(number) && number >= 1 && number <= max) return number;
+  warn(`${name} must be a whole number from 1 to ${max}; using ${fallback}.`);
+  return fallback;
 }
 
 function withTrailingSlash(url: string): string {
@@ -68,7 +75,9 @@ export function readSettings(options: unknown, scriptDirectory: string | null, w
     city: text(given['city']),
     category: text(given['category']),
     theme: themeOf(given['theme'], warn),
-    limit: limitOf(given['limit'], warn),
+    limit: wholeNumberOf('limit', given['limit'], maxLimit, defaultLimit, warn),
+    service: text(given['service']),
+    days: wholeNumberOf('days', given['days'], maxDays, defaultDays, warn),
     attributionLink,
     apiBase: apiBase === null ? null : withTrailingSlash(apiBase),
   };

@@ -83,6 +83,19 @@ p{margin:4px 0 0;font-size:.9375em;overflow-wrap:anywhere}
 .status[data-kind=error]{color:var(--error)}
 .retry{display:block;margin:-8px auto 20px;font:inherit;font-size:.875em;font-weight:600;padding:8px 16px;min-height:44px;
 border:0;border-radius:8px;background:var(--link);color:var(--card);cursor:pointer}
+.content>.party,.content>.held,.day,.customer{margin:0;padding:0 16px 12px}
+.day h3{margin:8px 0 6px;font-size:.9375em}
+.slots{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:8px}
+.slot,.primary,.secondary{font:inherit;font-size:.875em;font-weight:600;min-height:44px;padding:8px 12px;border-radius:8px;cursor:pointer}
+.slot,.primary{border:0;background:var(--link);color:var(--card)}
+.slot.full,.secondary{border:1px solid var(--muted);background:var(--card);color:var(--text)}
+.field{margin:0 0 10px;display:grid;gap:4px}
+label{font-size:.875em;font-weight:600}
+input{font:inherit;color:var(--text);background:var(--card);border:1px solid var(--muted);border-radius:8px;padding:8px 10px;min-height:44px}
+.party input{width:5em;margin-inline-start:8px}
+.actions{display:flex;gap:8px;margin:0}
+.countdown{font-weight:700;font-variant-numeric:tabular-nums}
+input:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 .footer{padding:10px 16px;font-size:.8125em;border-top:1px solid var(--border);text-align:end;color:var(--muted)}
 .hidden{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 ${themeRules}`;

@@ -8,7 +8,7 @@ export type ViewState = { kind: 'loading' } | { kind: 'events'; events: WidgetEv
 type Child = Node | string | null | false;
 
 /** Builds an element; text always goes in as text nodes, so data from the API can never become markup. */
-function h<Tag extends keyof HTMLElementTagNameMap>(tag: Tag, attributes: Record<string, string | undefined> = {}, children: Child[] = []): HTMLElementTagNameMap[Tag] {
+export function h<Tag extends keyof HTMLElementTagNameMap>(tag: Tag, attributes: Record<string, string | undefined> = {}, children: Child[] = []): HTMLElementTagNameMap[Tag] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) if (value !== undefined) element.setAttribute(name, value);
   for (const child of children) if (child) element.append(child);
@@ -78,7 +78,7 @@ let sharedSheet: CSSStyleSheet | undefined;
  * A constructed style sheet, shared by every widget on the page, is not inline CSS as far as a
  * host page's Content-Security-Policy is concerned; browsers without them get a <style> element.
  */
-function applyStyles(root: ShadowRoot): void {
+export function applyStyles(root: ShadowRoot): void {
   if ('adoptedStyleSheets' in root && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
     if (!sharedSheet) {
       sharedSheet = new CSSStyleSheet();

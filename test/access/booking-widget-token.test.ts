@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWidgetToken } from '../../src/access/admin.js';
+import { newId } from '../../src/shared/ids.js';
+import { openService } from '../support/bookable.js';
+import { futureSlot } from '../support/http.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { bearer, postGraphQL } from './requests.js';
+
+/** A widget token an operator allowed to book (bookings:book): what a visitor does, and nothing more. */
+
+const shop = 'https://shop.example';
+const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
+
+let server: TestServer;
+let accountId: string;
+let bookingToken: string;
+let directoryToken: string;
+let serviceId: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ seed: true });
+  accountId = await server.createAccount();
+  bookingToken = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+  directoryToken = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop] })).id;
+  serviceId = await openService(server.prisma, { capacity: 4 });
+});
+afterAll(() => server.close());
+
+function call(token: string, method: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${server.url}${path}`, {
+    method,
+    headers: bearer(token, { origin: shop, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+async function json(response: Response, status: number): Promise<Record<string, unknown>> {
+  const body = (await response.json()) as Record<string, unknown>;
+  expect({ status: response.status, body }).toMatchObject({ status });
+  return body;
+}
+
+const hold = (token: string, startTime: string, partySize = 1) => call(token, 'POST', '/v1/holds', { service_id: serviceId, start_time: startTime, party_size: partySize });
+
+describe('an operator opts a widget token into booking', () => {
+  it('with allow_booking on POST /v1/admin/widget_tokens; tokens do not book unless asked', async () => {
+    const { key } = await server.createKey({ scopes: ['admin'] });
+    const create = (extra: Record<string, unknown>) =>
+      fetch(`${server.url}/v1/admin/widget_tokens`, {
+        method: 'POST',
+        headers: bearer(key, { 'content-type': 'application/json' }),
+        body: JSON.stringify({ account_id: accountId, allowed_origins: [shop], ...extra }),
+      });
+    const booking = await json(await create({ allow_booking: true }), 201);
+    expect(booking).toMatchObject({ allow_booking: true });
+    expect(await server.prisma.widgetToken.findUniqueOrThrow({ where: { id: String(booking['token']) } })).toMatchObject({ allowBooking: true });
+    expect(await json(await create({}), 201)).toMatchObject({ allow_booking: false });
+  });
+});
+
+describe('a booking widget token does what a visitor does', () => {
+  it("reads the service's availability", async () => {
+    const day = futureSlot(3).slice(0, 10);
+    const body = await json(await call(bookingToken, 'GET', `/v1/services/${serviceId}/availability?start_date=${day}&end_date=${day}`), 200);
+    expect(body).toMatchObject({ service_id: serviceId, timezone: 'UTC' });
+    expect(body['data']).toEqual(expect.arrayContaining([{ start_time: futureSlot(3), end_time: expect.any(String), capacity: 4, remaining: 4 }]));
+  });
+
+  it('holds, and books the hold for a customer', async () => {
+    const held = await json(await hold(bookingToken, futureSlot(3, 18), 2), 201);
+    expect(held).toMatchObject({ status: 'held', party_size: 2 });
+
+    const booked = await json(await call(bookingToken, 'POST', '/v1/bookings', { hold_id: held['id'], customer }), 201);
+    expect(booked).toMatchObject({ status: 'confirmed', party_size: 2, customer });
+    expect(await server.prisma.booking.findUniqueOrThrow({ where: { id: String(booked['id']) } })).toMatchObject({ customerEmail: customer.email, partySize: 2 });
+    expect(await server.prisma.hold.findUniqueOrThrow({ where: { id: String(held['id']) } })).toMatchObject({ status: 'converted', bookingId: booked['id'] });
+  });
+
+  it('releases a hold by id', async () => {
+    const held = await json(await hold(bookingToken, futureSlot(3, 17)), 201);
+    expect(await json(await call(bookingToken, 'DELETE', `/v1/holds/${String(held['id'])}`), 200)).toMatchObject({ id: held['id'], status: 'released' });
+    expect(await server.prisma.hold.findUniqueOrThrow({ where: { id: String(held['id']) } })).toMatchObject({ status: 'released' });
+  });
+
+  it('is told slot_full, and joins the waitlist', async () => {
+    const full = futureSlot(3, 16);
+    await json(await hold(bookingToken, full, 4), 201);
+    expect(await json(await hold(bookingToken, full, 1), 409)).toMatchObject({ code: 'slot_full' });
+    const entry = await json(await call(bookingToken, 'POST', '/v1/waitlist_entries', { service_id: serviceId, start_time: full, party_size: 2, customer }), 201);
+    expect(entry).toMatchObject({ status: 'waiting', party_size: 2, customer, place_in_line: 1 });
+    expect(await server.prisma.waitlistEntry.findUniqueOrThrow({ where: { id: String(entry['id']) } })).toMatchObject({ status: 'waiting', customerEmail: customer.email });
+  });
+});
+
+describe('a booking widget token never reads or changes what others booked', () => {
+  let bookingId: string;
+  let entryId: string;
+
+  beforeAll(async () => {
+    const slot = futureSlot(4);
+    const booking = await server.prisma.booking.create({
+      data: {
+        id: newId('booking'),
+        accountId,
+        serviceId,
+        startTime: new Date(slot),
+        endTime: new Date(Date.parse(slot) + 300_000),
+        customerName: 'Grace',
+        customerEmail: 'grace@example.com',
+      },
+    });
+    bookingId = booking.id;
+    // The slot is full (the row above is written past the places count), so the entry waits.
+    await json(await hold(bookingToken, slot, 4), 201);
+    const entry = await call(bookingToken, 'POST', '/v1/waitlist_entries', { service_id: serviceId, start_time: slot, party_size: 1, customer });
+    entryId = String((await json(entry, 201))['id']);
+  });
+
+  it.each([
+    ['list bookings', 'GET', '/v1/bookings', undefined],
+    ['get a booking', 'GET', () => `/v1/bookings/${bookingId}`, undefined],
+    ['change a booking', 'PATCH', () => `/v1/bookings/${bookingId}`, { party_size: 2 }],
+    ['cancel a booking', 'DELETE', () => `/v1/bookings/${bookingId}`, undefined],
+    ['book a slot without a hold', 'POST', '/v1/bookings', { service_id: 'svc_x', start_time: futureSlot(4, 15), customer }],
+    ['list waitlist entries', 'GET', '/v1/waitlist_entries', undefined],
+    ['get a waitlist entry', 'GET', () => `/v1/waitlist_entries/${entryId}`, undefined],
+    ['withdraw a waitlist entry', 'DELETE', () => `/v1/waitlist_entries/${entryId}`, undefined],
+    ['read the booking events log', 'GET', '/v1/booking_events', undefined],
+    ['list webhook endpoints', 'GET', '/v1/webhook_endpoints', undefined],
+    ['create a webhook endpoint', 'POST', '/v1/webhook_endpoints', { url: 'https://shop.example/hook' }],
+  ] as const)('is refused 403 to %s, saying what it may do', async (_what, method, path, body) => {
+    const response = await call(bookingToken, method, typeof path === 'function' ? path() : path, body);
+    const problem = await json(response, 403);
+    expect(problem).toMatchObject({ code: 'insufficient_scope' });
+    expect(String(problem['detail'])).toMatch(/booking widget token/);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer error="insufficient_scope"/);
+    // A permitted page may read why it was refused.
+    expect(response.headers.get('access-control-allow-origin')).toBe(shop);
+  });
+
+  it('leaves them as they were', async () => {
+    expect(await server.prisma.booking.findUniqueOrThrow({ where: { id: bookingId } })).toMatchObject({ status: 'confirmed', partySize: 1 });
+    expect(await server.prisma.waitlistEntry.findUniqueOrThrow({ where: { id: entryId } })).toMatchObject({ status: 'waiting' });
+  });
+
+  it('does not read bookings, holds or entries through node, nor list services', async () => {
+    const held = String((await json(await hold(bookingToken, futureSlot(4, 14)), 201))['id']);
+    const query = `{ node(id: "${bookingId}") { id } nodes(ids: ["${held}", "${entryId}"]) { id } }`;
+    const answer = (await (await postGraphQL(server.url, bookingToken, query, { headers: { origin: shop } })).json()) as {
+      data: unknown;
+      errors: Array<{ extensions: { code: string } }>;
+    };
+    expect(answer.data).toEqual({ node: null, nodes: [null, null] });
+    expect(answer.errors.map((error) => error.extensions.code)).toEqual(['insufficient_scope', 'insufficient_scope', 'insufficient_scope']);
+    expect(JSON.stringify(answer)).not.toContain('Grace');
+    await json(await call(bookingToken, 'GET', '/v1/services'), 403);
+  });
+});
+
+describe('a widget token that may not book', () => {
+  it('is refused 403 on POST /v1/holds and on availability, naming bookings:book', async () => {
+    const refused = await json(await hold(directoryToken, futureSlot(5)), 403);
+    expect(refused).toMatchObject({ code: 'insufficient_scope' });
+    expect(String(refused['detail'])).toContain('bookings:book');
+    const day = futureSlot(5).slice(0, 10);
+    await json(await call(directoryToken, 'GET', `/v1/services/${serviceId}/availability?start_date=${day}&end_date=${day}`), 403);
+    expect(await server.prisma.hold.count({ where: { startTime: new Date(futureSlot(5)) } })).toBe(0);
+  });
+});
