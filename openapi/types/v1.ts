@@ -2606,7 +2606,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `too_many_holds`: the account has 1,000 holds held already (its waitlist offers included). */
+            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `too_many_holds`: the account has 1,000 holds held already (its waitlist offers included), or the booking widget token 100. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -10,7 +10,7 @@ import { earlierAttempt, idempotencyWindowMs, isUniqueViolation, requestHashOf, 
 import { checkPartySize, checkSlot, endOf, findServiceOrFail, movePlaces, releasePlaces, reservePlaces } from './places.js';
 import { bookingRepresentation } from './representation.js';
 import { accountOf } from './service.js';
-import { recordHoldBooked, takeHold } from './holds/holds.js';
+import { holdOwnerOf, recordHoldBooked, takeHold } from './holds/holds.js';
 import { offerFreedPlaces } from './holds/offers.js';
 import { commitChange, type Tx } from './transaction.js';
 import { cancelBookingSchema, createBookingSchema, updateBookingSchema } from './validation.js';
@@ -77,7 +77,7 @@ export async function createBooking(context: Context, rawInput: unknown, idempot
           data: { accountId, key: idempotencyKey, requestHash, bookingId, expiresAt: new Date(now.getTime() + idempotencyWindowMs) },
         });
       }
-      const held = input.holdId === undefined ? undefined : await takeHold(tx, accountId, input.holdId, now);
+      const held = input.holdId === undefined ? undefined : await takeHold(tx, holdOwnerOf(context), input.holdId, now);
       const slot = held ? held.hold : { serviceId: input.serviceId!, startTime: input.startTime!, partySize: input.partySize ?? 1 };
       const service = await findServiceOrFail(tx, slot.serviceId);
       if (!held) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWidgetToken } from '../../src/access/admin.js';
+import { maxHeldHoldsPerWidgetToken } from '../../src/bookings/holds/holds.js';
 import { newId } from '../../src/shared/ids.js';
 import { openService } from '../support/bookable.js';
 import { futureSlot } from '../support/http.js';
@@ -154,6 +155,56 @@ describe('a booking widget token never reads or changes what others booked', () 
     expect(answer.errors.map((error) => error.extensions.code)).toEqual(['insufficient_scope', 'insufficient_scope', 'insufficient_scope']);
     expect(JSON.stringify(answer)).not.toContain('Grace');
     await json(await call(bookingToken, 'GET', '/v1/services'), 403);
+  });
+});
+
+describe("a booking widget token's holds are its own", () => {
+  it('cannot release or book a hold another credential of its account made: 404, and the hold stays held', async () => {
+    const { key } = await server.createKey({ accountId });
+    const byKey = await fetch(`${server.url}/v1/holds`, {
+      method: 'POST',
+      headers: bearer(key, { 'content-type': 'application/json' }),
+      body: JSON.stringify({ service_id: serviceId, start_time: futureSlot(7), party_size: 1 }),
+    });
+    const keyHold = String((await json(byKey, 201))['id']);
+    const otherToken = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+    const tokenHold = String((await json(await hold(otherToken, futureSlot(7, 11)), 201))['id']);
+
+    for (const held of [keyHold, tokenHold]) {
+      expect(await json(await call(bookingToken, 'DELETE', `/v1/holds/${held}`), 404)).toMatchObject({ code: 'not_found' });
+      expect(await json(await call(bookingToken, 'POST', '/v1/bookings', { hold_id: held, customer }), 404)).toMatchObject({ code: 'not_found' });
+      expect(await server.prisma.hold.findUniqueOrThrow({ where: { id: held } })).toMatchObject({ status: 'held', bookingId: null });
+    }
+    expect(await server.prisma.hold.findUniqueOrThrow({ where: { id: tokenHold } })).toMatchObject({ createdBy: otherToken });
+  });
+
+  it(`holds at most ${maxHeldHoldsPerWidgetToken} at once (422 too_many_holds), so its visitors cannot use up the account's holds`, async () => {
+    const token = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+    const expiresAt = new Date(Date.parse(futureSlot(6)) - 60_000);
+    // The token's open holds, written straight in (the cap counts rows; their places do not matter here).
+    await server.prisma.hold.createMany({
+      data: Array.from({ length: maxHeldHoldsPerWidgetToken }, () => ({
+        id: newId('hold'),
+        accountId,
+        createdBy: token,
+        serviceId,
+        startTime: new Date(futureSlot(6)),
+        endTime: new Date(Date.parse(futureSlot(6)) + 300_000),
+        partySize: 1,
+        expiresAt,
+      })),
+    });
+    expect(await json(await hold(token, futureSlot(6, 11)), 422)).toMatchObject({ code: 'too_many_holds' });
+    const { key } = await server.createKey({ accountId });
+    const byKey = await fetch(`${server.url}/v1/holds`, {
+      method: 'POST',
+      headers: bearer(key, { 'content-type': 'application/json' }),
+      body: JSON.stringify({ service_id: serviceId, start_time: futureSlot(6, 11), party_size: 1 }),
+    });
+    await json(byKey, 201);
+    // Once one of them is no longer held, the token holds again.
+    await server.prisma.hold.updateMany({ where: { createdBy: token, startTime: new Date(futureSlot(6)) }, data: { status: 'released' } });
+    await json(await hold(token, futureSlot(6, 11)), 201);
   });
 });
 

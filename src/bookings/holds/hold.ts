@@ -50,6 +50,8 @@ export function waitlistEntryRepresentation(entry: WaitlistEntry, hold: Hold | n
 
 export interface HoldRequest {
   accountId: string;
+  /** The credential making it; null for a waitlist offer. */
+  createdBy: string | null;
   service: Service;
   startTime: Date;
   partySize: number;
@@ -67,6 +69,7 @@ export async function placeHold(tx: Tx, record: ChangeRecord, request: HoldReque
     data: {
       id,
       accountId: request.accountId,
+      createdBy: request.createdBy,
       serviceId: request.service.id,
       startTime: request.startTime,
       endTime: endOf(request.service, request.startTime),
@@ -78,10 +81,19 @@ export async function placeHold(tx: Tx, record: ChangeRecord, request: HoldReque
   });
 }
 
-/** A hold of the account, locked until commit; another account's hold is "not found". */
-export async function lockHold(tx: Tx, accountId: string, id: string): Promise<Hold> {
-  await tx.$executeRaw`SELECT 1 FROM holds WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`;
-  const hold = await tx.hold.findFirst({ where: { id, accountId } });
+/**
+ * The holds a caller may use: its account's, or, for a widget token (public, on pages anyone opens),
+ * only those it made, so a visitor cannot release or book another's hold whose id it learned.
+ */
+export interface HoldOwner {
+  accountId: string;
+  createdBy?: string;
+}
+
+/** A hold of the owner, locked until commit; anyone else's hold is "not found". */
+export async function lockHold(tx: Tx, owner: HoldOwner, id: string): Promise<Hold> {
+  await tx.$executeRaw`SELECT 1 FROM holds WHERE id = ${id} AND account_id = ${owner.accountId} FOR UPDATE`;
+  const hold = await tx.hold.findFirst({ where: { id, ...owner } });
   if (!hold) throw notFound('hold', id);
   return hold;
 }

@@ -1,4 +1,5 @@
 import type { Booking, Hold } from '../../generated/prisma/client.js';
+import { credentialIdOf } from '../../access/principal.js';
 import type { Context } from '../../graphql/context.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { parseInput } from '../../shared/validation.js';
@@ -6,31 +7,57 @@ import { checkPartySize, checkSlot, confirmHeldPlaces, findServiceOrFail } from 
 import { accountOf } from '../service.js';
 import { inBookingTransaction, type ChangeRecord, type Tx } from '../transaction.js';
 import { createHoldSchema } from '../validation.js';
-import { holdStatus, lockHold, placeHold } from './hold.js';
+import { holdStatus, lockHold, placeHold, type HoldOwner } from './hold.js';
 import { endHold } from './offers.js';
 
 /** The hold operations: create, read, release, and the conversion a booking made with one does. */
 
+/** The caller's holds: its account's, or a widget token's own (HoldOwner). */
+export function holdOwnerOf(context: Context): HoldOwner {
+  const accountId = accountOf(context);
+  return context.principal?.kind === 'widget_token' ? { accountId, createdBy: context.principal.tokenId } : { accountId };
+}
+
 /** Holds an account may have held at once, its waitlist offers' included: so one key cannot keep a catalogue's slots from everyone else. */
 export const maxHeldHoldsPerAccount = 1000;
+/** Holds one booking widget token may have held at once: visitors of a public page cannot use up the account's. */
+export const maxHeldHoldsPerWidgetToken = 100;
 
 export async function createHold(context: Context, rawInput: unknown): Promise<Hold> {
-  const accountId = accountOf(context);
+  const owner = holdOwnerOf(context);
   const input = parseInput(createHoldSchema(context.services.clock()), rawInput);
   return inBookingTransaction(context, async (tx, now, record) => {
-    const held = await tx.hold.count({ where: { accountId, status: 'held', expiresAt: { gt: now } } });
+    const held = await tx.hold.count({ where: { accountId: owner.accountId, status: 'held', expiresAt: { gt: now } } });
     if (held >= maxHeldHoldsPerAccount) {
       throw new AppError('too_many_holds', `This account holds ${held} slots' places already, the most it may; book or release some first.`);
+    }
+    if (owner.createdBy !== undefined) {
+      const heldByToken = await tx.hold.count({ where: { createdBy: owner.createdBy, status: 'held', expiresAt: { gt: now } } });
+      if (heldByToken >= maxHeldHoldsPerWidgetToken) {
+        throw new AppError('too_many_holds', `This widget token holds ${heldByToken} slots' places already, the most one may; try again once some are booked or have expired.`);
+      }
     }
     const service = await findServiceOrFail(tx, input.serviceId);
     checkSlot(service, input.startTime, now);
     checkPartySize(service, input.partySize);
-    return placeHold(tx, record, { accountId, service, startTime: input.startTime, partySize: input.partySize, lifetimeSeconds: input.expiresInSeconds }, now);
+    return placeHold(
+      tx,
+      record,
+      {
+        accountId: owner.accountId,
+        createdBy: credentialIdOf(context.principal!),
+        service,
+        startTime: input.startTime,
+        partySize: input.partySize,
+        lifetimeSeconds: input.expiresInSeconds,
+      },
+      now,
+    );
   });
 }
 
 export async function findOwnHold(context: Context, id: string): Promise<Hold> {
-  const hold = await context.prisma.hold.findFirst({ where: { id, accountId: accountOf(context) } });
+  const hold = await context.prisma.hold.findFirst({ where: { id, ...holdOwnerOf(context) } });
   if (!hold) throw notFound('hold', id);
   return hold;
 }
@@ -41,9 +68,9 @@ export async function findOwnHold(context: Context, id: string): Promise<Hold> {
  * or converted) is answered as it is: releasing again changes nothing.
  */
 export async function releaseHold(context: Context, id: string): Promise<Hold> {
-  const accountId = accountOf(context);
+  const owner = holdOwnerOf(context);
   return inBookingTransaction(context, async (tx, now, record) => {
-    const hold = await lockHold(tx, accountId, id);
+    const hold = await lockHold(tx, owner, id);
     if (holdStatus(hold, now) !== 'held') return hold;
     return endHold(tx, record, hold, { hold: 'released', entry: 'withdrawn' }, now);
   });
@@ -59,8 +86,8 @@ export interface HeldBooking {
  * Converts the caller's hold into confirmed places, with no capacity check that could fail: 409
  * hold_expired when it is no longer held (expired, released, or already booked).
  */
-export async function takeHold(tx: Tx, accountId: string, holdId: string, now: Date): Promise<HeldBooking> {
-  const hold = await lockHold(tx, accountId, holdId);
+export async function takeHold(tx: Tx, owner: HoldOwner, holdId: string, now: Date): Promise<HeldBooking> {
+  const hold = await lockHold(tx, owner, holdId);
   const status = holdStatus(hold, now);
   if (status !== 'held' || !(await confirmHeldPlaces(tx, hold, now))) {
     const why = status === 'converted' ? 'was booked already' : `is ${status === 'held' ? 'expired' : status}`;

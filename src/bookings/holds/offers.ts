@@ -35,7 +35,12 @@ export async function offerFreedPlaces(tx: Tx, record: ChangeRecord, serviceId: 
     // Only while still waiting: an entry withdrawn since the line was read is passed over.
     const { count } = await tx.waitlistEntry.updateMany({ where: { id: entry.id, status: 'waiting' }, data: { status: 'offered', updatedAt: now } });
     if (count === 0) continue;
-    const hold = await placeHold(tx, record, { accountId: entry.accountId, service, startTime, partySize: entry.partySize, lifetimeSeconds: entry.offerSeconds }, now);
+    const hold = await placeHold(
+      tx,
+      record,
+      { accountId: entry.accountId, createdBy: null, service, startTime, partySize: entry.partySize, lifetimeSeconds: entry.offerSeconds },
+      now,
+    );
     const offered = await tx.waitlistEntry.update({ where: { id: entry.id }, data: { holdId: hold.id } });
     record.log({ accountId: entry.accountId, type: 'waitlist.offered', subject: { waitlistEntryId: entry.id }, data: waitlistEntryRepresentation(offered, hold, now) });
     free -= entry.partySize;

@@ -76,6 +76,7 @@ function exampleOffer(messageId: string, accountId: string, now: Date): LogEvent
   const hold: Hold = {
     id: entry.holdId!,
     accountId,
+    createdBy: null,
     serviceId: entry.serviceId,
     startTime: entry.startTime,
     endTime: booking.endTime,

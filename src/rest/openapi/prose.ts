@@ -292,7 +292,7 @@ const v1: DocumentProse = {
       response: 'The hold, `held`, with `expires_at`.',
       errors: {
         slot_full: 'the slot has fewer places left than `party_size`.',
-        too_many_holds: 'the account has 1,000 holds held already (its waitlist offers included).',
+        too_many_holds: 'the account has 1,000 holds held already (its waitlist offers included), or the booking widget token 100.',
       },
       requestExample: { service_id: 'svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc', start_time: '2027-10-31T19:00:00Z', party_size: 2, expires_in_seconds: 300 },
     },
