@@ -39,7 +39,8 @@ Commands:
 
 Testing webhooks (through a running server, with an API key of the account):
   trigger <event> --endpoint <we_…>   sends the endpoint a signed test event ("test": true) of a kind:
-                                      booking.created, booking.updated, booking.cancelled, api_key.usage_alert
+                                      booking.created, booking.updated, booking.cancelled, waitlist.offered,
+                                      api_key.usage_alert
   listen --forward-to <url> [--events <booking.created,…>] [--after <msg_…>]
                                       forwards the account's booking events to a local URL, signed with
                                       the secret it prints; resumes where it stopped (.data/listen-<acct_…>.json)
