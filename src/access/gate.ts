@@ -76,12 +76,12 @@ function parseTrustedProxies(text: string): AddressRange[] {
     });
 }
 
-/** Refusals keep the CORS grant the request earned, so a permitted page can read why it was refused. */
 /** Swallows a rate-limit refusal (the count was still taken), rethrows anything else. */
 function unlessOverLimit(error: unknown): void {
   if (!(error instanceof AppError && error.code === 'rate_limited')) throw error;
 }
 
+/** Refusals keep the CORS grant the request earned, so a permitted page can read why it was refused. */
 function withHeaders(error: unknown, headers: Record<string, string>): unknown {
   if (error instanceof AppError) Object.assign(error.headers, headers);
   return error;
