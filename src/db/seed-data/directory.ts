@@ -127,6 +127,8 @@ class DirectoryGenerator {
       cityKey: city.name.toLowerCase(),
       region: city.region,
       website: listing.website,
+      latitude: listing.latitude,
+      longitude: listing.longitude,
       createdAt: seededAt,
       updatedAt: seededAt,
     });
