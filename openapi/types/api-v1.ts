@@ -164,6 +164,10 @@ export interface components {
             city?: string;
             region?: string;
             website?: string | null;
+            /** @description WGS 84 degrees; null while an operator has not placed it (no near search finds it). */
+            latitude?: number | null;
+            /** @description WGS 84 degrees; null while an operator has not placed it. */
+            longitude?: number | null;
             event_count?: number;
             first_starts_at?: components["schemas"]["DateTime"] | null;
             last_ends_at?: components["schemas"]["DateTime"] | null;
@@ -173,6 +177,17 @@ export interface components {
             price_max?: number | null;
             /** @description When the aggregated view last changed: an update of the attraction or of one of its events, or the start of an event (which moves `next_starts_at`). */
             updated_at?: components["schemas"]["DateTime"];
+            /** @description Great-circle distance from the point searched near, in the unit asked for; null without a point. */
+            distance?: number | null;
+            /** @description The soonest slots (at most 5) in the availability window with room for the party searched for; null without a party size. */
+            next_slots?: {
+                /** @description The service that books it (Service.availability has the rest of its slots). */
+                service_id: string;
+                start_time: components["schemas"]["DateTime"];
+                end_time: components["schemas"]["DateTime"];
+                /** @description Places left: at least the party size asked for. */
+                remaining: number;
+            }[] | null;
             categories?: {
                 id: string;
                 /** @example haunted-house */
@@ -214,6 +229,8 @@ export interface components {
          * @description ISO 8601 in UTC with `Z` and seconds (`2027-10-31T19:00:00Z`); no other offset, and a real calendar date.
          */
         DateTime: string;
+        /** @enum {string} */
+        DistanceUnit: "km" | "mi";
         /** @description Every key but `id` may be left out by `fields`; `categories` and `images` appear only with `include`. */
         Event: {
             id: string;
@@ -235,6 +252,17 @@ export interface components {
             url?: string;
             attraction_id?: string;
             updated_at?: components["schemas"]["DateTime"];
+            /** @description Great-circle distance from the point searched near, in the unit asked for; null without a point. */
+            distance?: number | null;
+            /** @description The soonest slots (at most 5) in the availability window with room for the party searched for; null without a party size. Slots of the services of its attraction. */
+            next_slots?: {
+                /** @description The service that books it (Service.availability has the rest of its slots). */
+                service_id: string;
+                start_time: components["schemas"]["DateTime"];
+                end_time: components["schemas"]["DateTime"];
+                /** @description Places left: at least the party size asked for. */
+                remaining: number;
+            }[] | null;
             categories?: {
                 id: string;
                 /** @example haunted-house */
@@ -387,14 +415,28 @@ export interface operations {
                 starts_before?: string;
                 /** @description Text found, literally and case-insensitively, in the name or description (at most 200 characters). */
                 q?: string;
+                /** @description Latitude of the point to search near, in WGS 84 degrees (with its longitude). */
+                lat?: number;
+                /** @description Longitude of the point to search near, in WGS 84 degrees (with its latitude). */
+                lng?: number;
+                /** @description Keeps records within this great-circle distance of the point, in the unit; default 25, at most 500 km (310.6 mi). */
+                radius?: number;
+                /** @description The unit of the radius and of each distance: kilometres (the default) or miles. */
+                unit?: components["schemas"]["DistanceUnit"];
+                /** @description A party size: keeps records whose attraction has a slot in the availability window with at least this many places left, and answers the soonest of them. */
+                available_for?: number;
+                /** @description Start of the availability window; default now. */
+                available_from?: components["schemas"]["DateTime"];
+                /** @description End of the availability window (slots start before it); default a day after its start, at most 7 days after it. */
+                available_to?: components["schemas"]["DateTime"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Comma-separated fields to order by, `-` for descending; the id breaks ties. Any other name is 400. */
-                sort?: ("city" | "-city" | "event_count" | "-event_count" | "first_starts_at" | "-first_starts_at" | "last_ends_at" | "-last_ends_at" | "name" | "-name" | "price_max" | "-price_max" | "price_min" | "-price_min")[];
+                sort?: ("city" | "-city" | "distance" | "-distance" | "event_count" | "-event_count" | "first_starts_at" | "-first_starts_at" | "last_ends_at" | "-last_ends_at" | "name" | "-name" | "price_max" | "-price_max" | "price_min" | "-price_min")[];
                 /** @description Comma-separated keys to send; `id` is always sent. Any other name is 400. */
-                fields?: ("id" | "name" | "description" | "city" | "region" | "website" | "event_count" | "first_starts_at" | "last_ends_at" | "next_starts_at" | "price_min" | "price_max" | "updated_at")[];
+                fields?: ("id" | "name" | "description" | "city" | "region" | "website" | "latitude" | "longitude" | "event_count" | "first_starts_at" | "last_ends_at" | "next_starts_at" | "price_min" | "price_max" | "updated_at" | "distance" | "next_slots")[];
                 /** @description Comma-separated related records to embed; without it they are left out. Any other name is 400. */
                 include?: ("categories" | "events")[];
             };
@@ -452,7 +494,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Comma-separated keys to send; `id` is always sent. Any other name is 400. */
-                fields?: ("id" | "name" | "description" | "city" | "region" | "website" | "event_count" | "first_starts_at" | "last_ends_at" | "next_starts_at" | "price_min" | "price_max" | "updated_at")[];
+                fields?: ("id" | "name" | "description" | "city" | "region" | "website" | "latitude" | "longitude" | "event_count" | "first_starts_at" | "last_ends_at" | "next_starts_at" | "price_min" | "price_max" | "updated_at" | "distance" | "next_slots")[];
                 /** @description Comma-separated related records to embed; without it they are left out. Any other name is 400. */
                 include?: ("categories" | "events")[];
             };
@@ -628,14 +670,28 @@ export interface operations {
                 starts_before?: string;
                 /** @description Text found, literally and case-insensitively, in the title, description or venue (at most 200 characters). */
                 q?: string;
+                /** @description Latitude of the point to search near, in WGS 84 degrees (with its longitude). */
+                lat?: number;
+                /** @description Longitude of the point to search near, in WGS 84 degrees (with its latitude). */
+                lng?: number;
+                /** @description Keeps records within this great-circle distance of the point, in the unit; default 25, at most 500 km (310.6 mi). */
+                radius?: number;
+                /** @description The unit of the radius and of each distance: kilometres (the default) or miles. */
+                unit?: components["schemas"]["DistanceUnit"];
+                /** @description A party size: keeps records whose attraction has a slot in the availability window with at least this many places left, and answers the soonest of them. */
+                available_for?: number;
+                /** @description Start of the availability window; default now. */
+                available_from?: components["schemas"]["DateTime"];
+                /** @description End of the availability window (slots start before it); default a day after its start, at most 7 days after it. */
+                available_to?: components["schemas"]["DateTime"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Comma-separated fields to order by, `-` for descending; the id breaks ties. Any other name is 400. */
-                sort?: ("city" | "-city" | "ends_at" | "-ends_at" | "price_max" | "-price_max" | "price_min" | "-price_min" | "starts_at" | "-starts_at" | "title" | "-title" | "updated_at" | "-updated_at")[];
+                sort?: ("city" | "-city" | "distance" | "-distance" | "ends_at" | "-ends_at" | "price_max" | "-price_max" | "price_min" | "-price_min" | "starts_at" | "-starts_at" | "title" | "-title" | "updated_at" | "-updated_at")[];
                 /** @description Comma-separated keys to send; `id` is always sent. Any other name is 400. */
-                fields?: ("id" | "title" | "description" | "city" | "region" | "venue" | "address" | "latitude" | "longitude" | "starts_at" | "ends_at" | "timezone" | "price_min" | "price_max" | "currency" | "url" | "attraction_id" | "updated_at")[];
+                fields?: ("id" | "title" | "description" | "city" | "region" | "venue" | "address" | "latitude" | "longitude" | "starts_at" | "ends_at" | "timezone" | "price_min" | "price_max" | "currency" | "url" | "attraction_id" | "updated_at" | "distance" | "next_slots")[];
                 /** @description Comma-separated related records to embed; without it they are left out. Any other name is 400. */
                 include?: ("categories" | "images")[];
             };
@@ -693,7 +749,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Comma-separated keys to send; `id` is always sent. Any other name is 400. */
-                fields?: ("id" | "title" | "description" | "city" | "region" | "venue" | "address" | "latitude" | "longitude" | "starts_at" | "ends_at" | "timezone" | "price_min" | "price_max" | "currency" | "url" | "attraction_id" | "updated_at")[];
+                fields?: ("id" | "title" | "description" | "city" | "region" | "venue" | "address" | "latitude" | "longitude" | "starts_at" | "ends_at" | "timezone" | "price_min" | "price_max" | "currency" | "url" | "attraction_id" | "updated_at" | "distance" | "next_slots")[];
                 /** @description Comma-separated related records to embed; without it they are left out. Any other name is 400. */
                 include?: ("categories" | "images")[];
             };

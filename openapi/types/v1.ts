@@ -131,6 +131,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/attractions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Place an attraction
+         * @description Sets where an attraction is (WGS 84 degrees): near searches (`lat`, `lng`, `radius` on `/api/v1/attractions`) find it there.
+         *
+         *     Needs the `admin` scope (`admin` has every scope).
+         *
+         *     Runs the GraphQL operation `AdminPlaceAttraction`.
+         */
+        patch: operations["placeAttraction"];
+        trace?: never;
+    };
     "/v1/admin/services": {
         parameters: {
             query?: never;
@@ -876,6 +900,13 @@ export interface components {
             allow_booking: boolean;
             created_at: components["schemas"]["DateTime"];
             revoked_at: components["schemas"]["DateTime"] | null;
+        };
+        /** @description Where an attraction is, in WGS 84 degrees. */
+        AttractionLocationInput: {
+            /** @description From -90 to 90. */
+            latitude: number;
+            /** @description From -180 to 180. */
+            longitude: number;
         };
         Booking: {
             /** @example bk_3Jd9QkZp1Xc7Vb2Nm8LtRw */
@@ -1857,6 +1888,71 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    placeAttraction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An `at_…` id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "latitude": 42.5195,
+                 *       "longitude": -70.8967
+                 *     }
+                 */
+                "application/json": components["schemas"]["AttractionLocationInput"];
+            };
+        };
+        responses: {
+            /** @description The attraction at its new place. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        city: string;
+                        region: string;
+                        /** @description WGS 84 degrees; null while an operator has not placed it (no near search finds it). */
+                        latitude: number | null;
+                        /** @description WGS 84 degrees; null while an operator has not placed it. */
+                        longitude: number | null;
+                        /** @description When the aggregated view last changed: an update of the attraction or of one of its events, or the start of an event (which moves `next_starts_at`). */
+                        updated_at: components["schemas"]["DateTime"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description `insufficient_scope`: the credential lacks `admin`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

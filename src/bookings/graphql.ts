@@ -9,6 +9,7 @@ import { upperCaseEnum } from '../graphql/enums.js';
 import { AppError } from '../shared/errors.js';
 import { inputRules } from '../graphql/input-coercion.js';
 import { cachedUnderDataVersion } from '../response-cache/graphql-data-versions.js';
+import type { BookableSlot } from './bookable.js';
 import { availabilityOf, executionOf, maxAvailabilityDays, maxAvailableSlots, servicesDataVersion, type AvailableSlot } from './availability.js';
 import { createService, maxOpeningHours, newServiceInput, updateService } from './operators.js';
 import { beyondBookingListCursor, bookingListCursor, bookingListOrder, bookingListOrderBy } from './list.js';
@@ -59,6 +60,16 @@ const AvailableSlotRef = builder.objectRef<AvailableSlot>('AvailableSlot').imple
     endTime: t.expose('endTime', { type: 'DateTime', description: 'startTime plus the duration of the service.' }),
     capacity: t.exposeInt('capacity'),
     remaining: t.exposeInt('remaining', { description: 'capacity minus the places (party sizes) of confirmed bookings and of holds not expired.' }),
+  }),
+});
+
+export const BookableSlotRef = builder.objectRef<BookableSlot>('BookableSlot').implement({
+  description: "A slot with room for the party a directory search asked for (availableFor), in the search's window.",
+  fields: (t) => ({
+    serviceId: t.exposeID('serviceId', { description: 'The service that books it (Service.availability has the rest of its slots).' }),
+    startTime: t.expose('startTime', { type: 'DateTime' }),
+    endTime: t.expose('endTime', { type: 'DateTime' }),
+    remaining: t.exposeInt('remaining', { description: 'Places left: at least the party size asked for.' }),
   }),
 });
 

@@ -36,6 +36,8 @@ Commands:
                   --season-end <YYYY-MM-DD> --hours '<days> <HH:MM>-<HH:MM>' [--hours …]
   services update <svc_…> [any option of services create; --hours replaces every opening]
   services list [--attraction <at_…>]
+  attractions place <at_…> --lat=<degrees> --lng=<degrees>   where near searches find it (write
+                                                            negative degrees after =: --lng=-70.9)
 
 Testing webhooks (through a running server, with an API key of the account):
   trigger <event> --endpoint <we_…>   sends the endpoint a signed test event ("test": true) of a kind:
@@ -89,6 +91,8 @@ export const optionSpec = {
   'forward-to': { type: 'string' },
   events: { type: 'string' },
   after: { type: 'string' },
+  lat: { type: 'string' },
+  lng: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -109,6 +113,12 @@ function text(value: Options[string]): string | undefined {
 function integer(value: Options[string]): number | string | undefined {
   const given = text(value);
   return given !== undefined && /^-?\d{1,9}$/.test(given) ? Number(given) : given;
+}
+
+/** A decimal number as JSON sends it; anything else goes as text, for the server to refuse by name. */
+function decimal(value: Options[string]): number | string | undefined {
+  const given = text(value);
+  return given !== undefined && /^-?\d{1,3}(\.\d{1,12})?$/.test(given) ? Number(given) : given;
 }
 
 const weekdayNames = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
@@ -241,6 +251,13 @@ export function adminRequestFor(positionals: string[], options: Options): AdminR
       const attraction = text(options['attraction']);
       return { method: 'GET', route: '/v1/services', query: attraction ? { attraction_id: attraction } : {} };
     }
+    case 'attractions place':
+      return {
+        method: 'PATCH',
+        route: '/v1/admin/attractions/:id',
+        params: idArgument(positionals, 'attraction'),
+        body: given({ latitude: decimal(options['lat']), longitude: decimal(options['lng']) }),
+      };
     default:
       throw new UsageError(`Unknown command "${positionals.join(' ')}".\n\n${usage}`);
   }

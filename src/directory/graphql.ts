@@ -1,8 +1,14 @@
 import type { Prisma } from '../generated/prisma/client.js';
-import { builder, nodeScope } from '../graphql/builder.js';
+import { servicesDataVersion } from '../bookings/availability.js';
+import { nextSlotsPerAttraction } from '../bookings/bookable.js';
+import { BookableSlotRef } from '../bookings/graphql.js';
+import { builder, connectionWith, listOfAtMost, nodeScope } from '../graphql/builder.js';
 import { cachedUnderDataVersion } from '../response-cache/graphql-data-versions.js';
 import { AppError } from '../shared/errors.js';
 import { attractionWhere, eventWhere, refuseUnknownCategory } from './filters.js';
+import { defaultRadius, maxRadiusKm } from './near.js';
+import { placeAttraction } from './operators.js';
+import { distanceOf, maxWeighedCandidates, nextSlotsOf, searchOf, searchPage, type SearchRead } from './search.js';
 import { attractionTimelines, viewUpdatedAt } from './timeline.js';
 import { directoryDataVersion } from './version.js';
 
@@ -19,6 +25,20 @@ const directoryRootField = {
 } as const;
 
 const money = (value: Prisma.Decimal | null) => (value === null ? null : Number(value));
+
+/** What a search adds to each record it finds (search.ts): its distance from the point, and its slots with room for the party. */
+const distanceField = {
+  nullable: true,
+  description: 'Great-circle distance from the point searched near, in the unit asked for; null without a point.',
+  resolve: (record: object) => distanceOf(record),
+} as const;
+const nextSlotsField = {
+  type: [BookableSlotRef] as [typeof BookableSlotRef],
+  nullable: true,
+  description: `The soonest slots (at most ${nextSlotsPerAttraction}) in the availability window with room for the party searched for; null without a party size.`,
+  complexity: listOfAtMost(nextSlotsPerAttraction),
+  resolve: (record: object) => nextSlotsOf(record),
+} as const;
 
 builder.prismaNode('Category', {
   id: { field: 'id' },
@@ -67,6 +87,8 @@ builder.prismaNode('Event', {
     url: t.exposeString('url'),
     attractionId: t.exposeID('attractionId'),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    distance: t.float(distanceField),
+    nextSlots: t.field({ ...nextSlotsField, description: `${nextSlotsField.description} Slots of the services of its attraction.` }),
     attraction: t.relation('attraction'),
     categories: t.relation('categories', { query: { orderBy: { slug: 'asc' } } }),
     images: t.relation('images', { query: { orderBy: { position: 'asc' } } }),
@@ -84,6 +106,10 @@ builder.prismaNode('Attraction', {
     city: t.exposeString('city'),
     region: t.exposeString('region'),
     website: t.exposeString('website', { nullable: true }),
+    latitude: t.exposeFloat('latitude', { nullable: true, description: 'WGS 84 degrees; null while an operator has not placed it (no near search finds it).' }),
+    longitude: t.exposeFloat('longitude', { nullable: true, description: 'WGS 84 degrees; null while an operator has not placed it.' }),
+    distance: t.float(distanceField),
+    nextSlots: t.field(nextSlotsField),
     eventCount: t.exposeInt('eventCount'),
     firstStartsAt: t.expose('firstStartsAt', { type: 'DateTime', nullable: true }),
     lastEndsAt: t.expose('lastEndsAt', { type: 'DateTime', nullable: true }),
@@ -130,8 +156,11 @@ const attractionSortFields = {
   PRICE_MAX: 'priceMax',
 } as const;
 
+/** Sorts by distance from the point searched from (lat, lng), nearest first; the default of a search with a point. */
+const byDistance = 'DISTANCE';
+
 function orderInput<Fields extends Record<string, string>>(name: string, fields: Fields) {
-  const FieldEnum = builder.enumType(`${name}Field`, { values: Object.keys(fields) as (keyof Fields & string)[] });
+  const FieldEnum = builder.enumType(`${name}Field`, { values: [...(Object.keys(fields) as (keyof Fields & string)[]), byDistance] });
   return builder.inputType(name, {
     fields: (t) => ({
       field: t.field({ type: FieldEnum, required: true }),
@@ -149,7 +178,7 @@ const AttractionOrder = orderInput('AttractionOrder', attractionSortFields);
  * keys (a few hundred of them held the database for minutes).
  */
 function orderBy<Fields extends Record<string, string>>(fields: Fields, order: readonly { field: string; direction: string }[] | null | undefined, fallback: string) {
-  const keys = order?.length ? order : [{ field: fallback, direction: 'ASC' }];
+  const keys = order?.length && order[0]!.field !== byDistance ? order : [{ field: fallback, direction: 'ASC' }];
   if (new Set(keys.map((key) => key.field)).size < keys.length) {
     throw new AppError('invalid_parameter', 'orderBy names a field more than once.', {
       fieldErrors: [{ field: 'orderBy', code: 'repeated', message: 'Name each field at most once.' }],
@@ -158,6 +187,25 @@ function orderBy<Fields extends Record<string, string>>(fields: Fields, order: r
   return [...keys.map((key) => ({ [fields[key.field as keyof Fields]!]: key.direction === 'DESC' ? ('desc' as const) : ('asc' as const) })), { id: 'asc' as const }];
 }
 
+/**
+ * Whether a list sorts by distance: asked for (alone: it orders every record), or by default when a
+ * point is given without a sort.
+ */
+function sortsByDistance(args: { orderBy?: readonly { field: string }[] | null; lat?: number | null; lng?: number | null }): boolean {
+  const order = args.orderBy ?? [];
+  if (order.some((key) => key.field === byDistance) && order.length > 1) {
+    throw new AppError('invalid_parameter', 'Sorting by distance orders every record: it cannot be combined with other sort fields.', {
+      fieldErrors: [{ field: 'orderBy', code: 'distance_alone', message: 'Sort by distance alone, or by other fields.' }],
+    });
+  }
+  return order.length ? order[0]!.field === byDistance : args.lat != null || args.lng != null;
+}
+
+const DistanceUnit = builder.enumType('DistanceUnit', { values: { KM: { description: 'Kilometres.' }, MI: { description: 'Statute miles.' } } as const });
+
+/** A search looks at every record in its area, or weighs this many for a party's room: its cost, whatever its page. */
+const searchWork = (args: { availableFor?: number | null }) => (args.availableFor != null ? maxWeighedCandidates : 0);
+
 builder.queryFields((t) => {
   const filters = {
     city: t.arg.string({ description: 'Matches case-insensitively.' }),
@@ -165,6 +213,19 @@ builder.queryFields((t) => {
     startsAfter: t.arg.string({ description: 'A date or a UTC timestamp.' }),
     startsBefore: t.arg.string({ description: 'A date or a UTC timestamp.' }),
     q: t.arg.string({ description: 'Text search.' }),
+    lat: t.arg.float({ description: 'Latitude of the point to search near, in WGS 84 degrees (with its longitude).' }),
+    lng: t.arg.float({ description: 'Longitude of the point to search near, in WGS 84 degrees (with its latitude).' }),
+    radius: t.arg.float({
+      description: `Keeps records within this great-circle distance of the point, in the unit; default ${defaultRadius}, at most ${maxRadiusKm} km (310.6 mi).`,
+    }),
+    unit: t.arg({ type: DistanceUnit, description: 'The unit of the radius and of each distance: kilometres (the default) or miles.' }),
+    availableFor: t.arg.int({
+      description: 'A party size: keeps records whose attraction has a slot in the availability window with at least this many places left, and answers the soonest of them.',
+      // Which records pass moves with the places taken, in every account, and with the minute.
+      extensions: cachedUnderDataVersion(servicesDataVersion),
+    }),
+    availableFrom: t.arg({ type: 'DateTime', description: 'Start of the availability window; default now.' }),
+    availableTo: t.arg({ type: 'DateTime', description: 'End of the availability window (slots start before it); default a day after its start, at most 7 days after it.' }),
   };
   return {
     events: t.prismaConnection({
@@ -172,16 +233,19 @@ builder.queryFields((t) => {
       cursor: 'id',
       ...directoryRootField,
       args: { ...filters, orderBy: t.arg({ type: [EventOrder] }) },
-      resolve: async (query, _root, args, context) =>
-        refuseUnknownCategory(
-          context.prisma,
-          args.category,
-          await context.services.directReads.findMany(context.prisma.event, 'Event', {
-            ...query,
-            where: eventWhere(args),
-            orderBy: orderBy(eventSortFields, args.orderBy, 'STARTS_AT'),
-          }),
-        ),
+      complexity: connectionWith(maxWeighedCandidates, searchWork),
+      resolve: async (query, _root, args, context) => {
+        const read: SearchRead<Awaited<ReturnType<typeof context.prisma.event.findMany>>[number]> = {
+          findMany: (findArgs) => context.services.directReads.findMany(context.prisma.event, 'Event', findArgs),
+          keys: { id: true, latitude: true, longitude: true, attractionId: true },
+          attractionIdOf: (row) => (row as { attractionId: string }).attractionId,
+          where: eventWhere(args),
+          orderBy: orderBy(eventSortFields, args.orderBy, 'STARTS_AT'),
+        };
+        const search = searchOf(args, sortsByDistance(args), context.services.clock());
+        const rows = search ? await searchPage(context, search, query, read) : await read.findMany({ ...query, where: read.where, orderBy: read.orderBy });
+        return refuseUnknownCategory(context.prisma, args.category, rows);
+      },
     }),
     event: t.prismaField({
       type: 'Event',
@@ -198,16 +262,19 @@ builder.queryFields((t) => {
       cursor: 'id',
       ...directoryRootField,
       args: { ...filters, orderBy: t.arg({ type: [AttractionOrder] }) },
-      resolve: async (query, _root, args, context) =>
-        refuseUnknownCategory(
-          context.prisma,
-          args.category,
-          await context.services.directReads.findMany(context.prisma.attraction, 'Attraction', {
-            ...query,
-            where: attractionWhere(args),
-            orderBy: orderBy(attractionSortFields, args.orderBy, 'NAME'),
-          }),
-        ),
+      complexity: connectionWith(maxWeighedCandidates, searchWork),
+      resolve: async (query, _root, args, context) => {
+        const read: SearchRead<Awaited<ReturnType<typeof context.prisma.attraction.findMany>>[number]> = {
+          findMany: (findArgs) => context.services.directReads.findMany(context.prisma.attraction, 'Attraction', findArgs),
+          keys: { id: true, latitude: true, longitude: true },
+          attractionIdOf: (row) => (row as { id: string }).id,
+          where: attractionWhere(args),
+          orderBy: orderBy(attractionSortFields, args.orderBy, 'NAME'),
+        };
+        const search = searchOf(args, sortsByDistance(args), context.services.clock());
+        const rows = search ? await searchPage(context, search, query, read) : await read.findMany({ ...query, where: read.where, orderBy: read.orderBy });
+        return refuseUnknownCategory(context.prisma, args.category, rows);
+      },
     }),
     attraction: t.prismaField({
       type: 'Attraction',
@@ -238,6 +305,24 @@ builder.queryFields((t) => {
     }),
   };
 });
+
+const AttractionLocationInput = builder.inputType('AttractionLocationInput', {
+  description: 'Where an attraction is, in WGS 84 degrees.',
+  fields: (t) => ({
+    latitude: t.float({ required: true, description: 'From -90 to 90.' }),
+    longitude: t.float({ required: true, description: 'From -180 to 180.' }),
+  }),
+});
+
+builder.mutationField('placeAttraction', (t) =>
+  t.prismaField({
+    type: 'Attraction',
+    authScopes: { scope: 'admin' },
+    description: 'Places an attraction at a point (operators): where near searches find it.',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: AttractionLocationInput, required: true }) },
+    resolve: (_query, _root, args, context) => placeAttraction(context.prisma, String(args.id), args.input),
+  }),
+);
 
 builder.queryField('directoryVersion', (t) =>
   t.string({

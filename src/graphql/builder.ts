@@ -130,13 +130,20 @@ export function listOfAtMost<Args>(largest: number, items: (args: Args) => numbe
 }
 
 /** A connection's selection counts once per item of its page; its `edges` list multiplies it by listMultiplier again, hence the division. */
-function fieldComplexity(args: Record<string, unknown>, context: object, field: Pick<GraphQLField<unknown, unknown>, 'type' | 'args'>): FieldComplexityValue {
+function connectionMultiplier(args: Record<string, unknown>, context: object): number {
   const pageArgument = context === largestPages ? pageSizes.max : [args['first'], args['last']].find((value) => typeof value === 'number');
-  if (getNamedType(field.type).name.endsWith('Connection') && field.args.some((arg) => arg.name === 'first')) {
-    const page = Math.min(typeof pageArgument === 'number' ? Math.max(pageArgument, 0) : pageSizes.default, pageSizes.max);
-    return { field: 1, multiplier: page / listMultiplier };
-  }
+  const page = Math.min(typeof pageArgument === 'number' ? Math.max(pageArgument, 0) : pageSizes.default, pageSizes.max);
+  return page / listMultiplier;
+}
+
+function fieldComplexity(args: Record<string, unknown>, context: object, field: Pick<GraphQLField<unknown, unknown>, 'type' | 'args'>): FieldComplexityValue {
+  if (getNamedType(field.type).name.endsWith('Connection') && field.args.some((arg) => arg.name === 'first')) return { field: 1, multiplier: connectionMultiplier(args, context) };
   return isListType(getNullableType(field.type)) ? { field: 1, multiplier: listMultiplier } : 1;
+}
+
+/** The `complexity` of a connection whose arguments may ask for work besides its page: `work(args)` more, at its most for the largest pages. */
+export function connectionWith<Args extends Record<string, unknown>>(largestWork: number, work: (args: Args) => number) {
+  return (args: Args, context: object) => ({ field: 1 + (context === largestPages ? largestWork : work(args)), multiplier: connectionMultiplier(args, context) });
 }
 
 export const builder = new SchemaBuilder<{

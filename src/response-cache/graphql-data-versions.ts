@@ -12,10 +12,11 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Context } from '../graphql/context.js';
-import type { DataVersion } from './response-cache.js';
+import type { DataVersion, DataVersionDependency } from './response-cache.js';
 
 /** A data version of the schema's fields: read with the request's context. */
 export type GraphQLDataVersion = DataVersion<Context>;
+export type GraphQLDataVersionDependency = DataVersionDependency<Context>;
 
 const extensionName = 'responseCacheDataVersion';
 
@@ -23,7 +24,8 @@ const extensionName = 'responseCacheDataVersion';
  * Field `extensions` that declare the data version the field's responses depend on. On a root field,
  * its responses may be cached under it; on any other field, every cached response that selects it
  * is cached under it too (what a service, or its availability, says does not move with the bookings
- * data version it is reached through).
+ * data version it is reached through). On an argument of a root field, responses depend on it when
+ * the argument is given (a filter on data the field's own data version does not cover).
  */
 export function cachedUnderDataVersion(dataVersion: GraphQLDataVersion) {
   return { [extensionName]: dataVersion };
@@ -42,7 +44,8 @@ const uncacheable: GraphQLDataVersion = () => {
   throw new Error('a response that selects a neverCached field is never cached');
 };
 
-const dataVersionOf = (field: { extensions: Readonly<Record<string, unknown>> } | undefined) => field?.extensions[extensionName] as GraphQLDataVersion | undefined;
+const dataVersionOf = (field: { extensions?: Readonly<Record<string, unknown>> | null | undefined } | undefined) =>
+  field?.extensions?.[extensionName] as GraphQLDataVersion | undefined;
 
 /** Adds the data versions declared by the fields selected in `selectionSet` (of `type`) and below, through fragments. */
 function collectNested(
@@ -83,20 +86,31 @@ function collectNested(
  * a query, a root field without a data version, root selections other than plain fields, or a field
  * marked neverCached. Fields below the root that declare a data version of their own add it.
  */
-export function dataVersionsOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): GraphQLDataVersion[] | undefined {
+export function dataVersionsOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): GraphQLDataVersionDependency[] | undefined {
   const operation = getOperationAST(document, operationName);
   const queryType = schema.getQueryType();
   if (!operation || operation.operation !== OperationTypeNode.QUERY || !queryType) return undefined;
   const queryFields = queryType.getFields();
   const dataVersions = new Set<GraphQLDataVersion>();
+  /** Data versions of arguments given by variables, by variable. */
+  const whenSet = new Map<string, GraphQLDataVersion>();
   for (const selection of operation.selectionSet.selections) {
     if (selection.kind !== Kind.FIELD) return undefined;
     if (selection.name.value === '__typename') continue;
-    const dataVersion = dataVersionOf(queryFields[selection.name.value]);
+    const field = queryFields[selection.name.value];
+    const dataVersion = dataVersionOf(field);
     if (!dataVersion) return undefined;
     dataVersions.add(dataVersion);
+    for (const argument of selection.arguments ?? []) {
+      const argumentVersion = dataVersionOf(field?.args.find((definition) => definition.name === argument.name.value));
+      if (!argumentVersion || argument.value.kind === Kind.NULL) continue;
+      if (argument.value.kind !== Kind.VARIABLE) dataVersions.add(argumentVersion);
+      else whenSet.set(argument.value.name.value, argumentVersion);
+    }
   }
   if (dataVersions.size === 0) return undefined;
   collectNested(schema, document, operation.selectionSet, queryType, dataVersions, new Set());
-  return dataVersions.has(uncacheable) ? undefined : [...dataVersions];
+  if (dataVersions.has(uncacheable)) return undefined;
+  const dependsWhenSet = [...whenSet].filter(([, dataVersion]) => !dataVersions.has(dataVersion)).map(([variable, dataVersion]) => ({ dataVersion, variable }));
+  return [...dataVersions, ...dependsWhenSet];
 }

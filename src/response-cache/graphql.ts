@@ -6,7 +6,7 @@ import type { Context } from '../graphql/context.js';
 import { memoPerOperation } from '../graphql/operation-memo.js';
 import { stringifyResult } from '../graphql/over-http.js';
 import { isRestOperationDocument } from '../graphql/rest-operation-documents.js';
-import { dataVersionsOf, type GraphQLDataVersion } from './graphql-data-versions.js';
+import { dataVersionsOf, type GraphQLDataVersionDependency } from './graphql-data-versions.js';
 import { graphqlRequestKey, type GraphQLRequestParams } from './request-keys.js';
 import type { ResponseCache } from './response-cache.js';
 
@@ -33,7 +33,7 @@ const maxCacheableOperations = 2_000;
  */
 export class GraphQLResponseCache {
   /** The data versions of each operation with a response cached: what looking it up before Yoga parses it needs. */
-  private readonly cacheableOperations = new LRUCache<string, GraphQLDataVersion[]>({ max: maxCacheableOperations });
+  private readonly cacheableOperations = new LRUCache<string, GraphQLDataVersionDependency[]>({ max: maxCacheableOperations });
   private readonly printedDocuments = new WeakMap<DocumentNode, string>();
   /** dataVersionsOf each operation of a document, walked once (null: its responses are not cached). */
   private readonly dataVersionsOfOperation = memoPerOperation(
@@ -48,7 +48,7 @@ export class GraphQLResponseCache {
     const dataVersions = this.cacheableOperations.get(operationKey(params));
     if (!dataVersions) return undefined;
     // A miss is counted by the plugin, which runs next for the same request.
-    return this.cache.peek<Context, CachedGraphQLResponse>('graphql', context, dataVersions, graphqlRequestKey(context.principal, params));
+    return this.cache.peek<Context, CachedGraphQLResponse>('graphql', context, dataVersions, graphqlRequestKey(context.principal, params), params.variables);
   }
 
   plugin(): Plugin<Context & { params?: Partial<GraphQLRequestParams> }> {
@@ -61,7 +61,7 @@ export class GraphQLResponseCache {
         // The text as sent over HTTP; over WebSocket there is none, and the printed document stands in.
         const sentText = typeof context.params?.query === 'string' ? context.params.query : undefined;
         const params = { query: sentText ?? this.printed(args.document), operationName: args.operationName, variables: args.variableValues };
-        const slot = await this.cache.lookup<Context, CachedGraphQLResponse>('graphql', context, dataVersions, graphqlRequestKey(context.principal, params));
+        const slot = await this.cache.lookup<Context, CachedGraphQLResponse>('graphql', context, dataVersions, graphqlRequestKey(context.principal, params), args.variableValues);
         if (!slot) return undefined;
         if (slot.entry) {
           setResultAndStopExecution(slot.entry.result);

@@ -15,7 +15,9 @@ import { fastPathUses } from '../fast-paths.js';
  * whose value changes whenever a response depending on it could change. Fields declare theirs
  * (cachedUnderDataVersion, graphql-data-versions.ts); a GraphQL operation, or the operation of a
  * REST route, depends on those of every field it selects, and can be cached only when each of its
- * root fields declares one. Data versions are read before the operation runs, each once per request
+ * root fields declares one. A root field's argument may declare one too: the operation depends on it
+ * when the argument is given (for a variable, when the request sets it). Data versions are read
+ * before the operation runs, each once per request
  * (whichever of the HTTP layer, REST and Yoga asks first reads it, `dataVersionReads`), so an entry is
  * never stored under a newer value than its data.
  *
@@ -39,6 +41,21 @@ import { fastPathUses } from '../fast-paths.js';
 /** A data version: read for a request, a value that changes whenever a response depending on it could change. */
 export type DataVersion<Context> = (context: Context) => Promise<string>;
 
+/**
+ * A data version a response depends on only when a variable of its request is set: a filter given
+ * by a variable (availableFor), whose answers move with data the unfiltered ones do not read.
+ */
+export interface DataVersionWhenSet<Context> {
+  dataVersion: DataVersion<Context>;
+  variable: string;
+}
+
+/** What a response depends on: a data version, always or when a variable is set. */
+export type DataVersionDependency<Context> = DataVersion<Context> | DataVersionWhenSet<Context>;
+
+/** A request's variables, for the dependencies that hang on one. */
+export type RequestVariables = Readonly<Record<string, unknown>> | null | undefined;
+
 /** The data versions read for one request, each read once whoever asks first. */
 export type DataVersionReads = Map<DataVersion<never>, Promise<string>>;
 
@@ -60,11 +77,17 @@ export interface CacheSlot<Entry> {
 /** Requests seen once, remembered by key; forgotten all at once when this many. */
 const maxRequestsSeenOnce = 50_000;
 
-/** The values of `dataVersions` for the request, each read once per request. */
-function readDataVersions<Context extends DataVersionReader>(context: Context, dataVersions: readonly DataVersion<Context>[]): Promise<string[]> {
+/** The values of `dataVersions` for the request, each read once per request; one whose variable is not set reads nothing. */
+function readDataVersions<Context extends DataVersionReader>(
+  context: Context,
+  dataVersions: readonly DataVersionDependency<Context>[],
+  variables: RequestVariables,
+): Promise<(string | null)[]> {
   const reads = context.dataVersionReads;
   return Promise.all(
-    dataVersions.map((dataVersion) => {
+    dataVersions.map((dependency) => {
+      if (typeof dependency !== 'function' && variables?.[dependency.variable] == null) return null;
+      const dataVersion = typeof dependency === 'function' ? dependency : dependency.dataVersion;
       let value = reads.get(dataVersion);
       if (!value) reads.set(dataVersion, (value = dataVersion(context)));
       return value;
@@ -92,14 +115,15 @@ export class ResponseCache {
   async lookup<Context extends DataVersionReader, Entry extends object>(
     surface: Surface,
     context: Context,
-    dataVersions: readonly DataVersion<Context>[],
+    dataVersions: readonly DataVersionDependency<Context>[],
     requestKey: string,
+    variables?: RequestVariables,
   ): Promise<CacheSlot<Entry> | undefined> {
     if (!this.admits(requestKey)) {
       this.onLookup(surface, 'miss');
       return undefined;
     }
-    const key = await this.keyOf(context, dataVersions, requestKey);
+    const key = await this.keyOf(context, dataVersions, requestKey, variables);
     const entry = this.entries.get(key) as Entry | undefined;
     this.counted(surface, entry);
     return { key, entry };
@@ -112,11 +136,12 @@ export class ResponseCache {
   async peek<Context extends DataVersionReader, Entry extends object>(
     surface: Surface,
     context: Context,
-    dataVersions: readonly DataVersion<Context>[],
+    dataVersions: readonly DataVersionDependency<Context>[],
     requestKey: string,
+    variables?: RequestVariables,
   ): Promise<Entry | undefined> {
     if (!this.seenOnce.has(requestKey)) return undefined;
-    const entry = this.entries.get(await this.keyOf(context, dataVersions, requestKey)) as Entry | undefined;
+    const entry = this.entries.get(await this.keyOf(context, dataVersions, requestKey, variables)) as Entry | undefined;
     if (entry) this.counted(surface, entry);
     return entry;
   }
@@ -135,8 +160,13 @@ export class ResponseCache {
     return false;
   }
 
-  private async keyOf<Context extends DataVersionReader>(context: Context, dataVersions: readonly DataVersion<Context>[], requestKey: string): Promise<string> {
-    return `${requestKey}${JSON.stringify(await readDataVersions(context, dataVersions))}`;
+  private async keyOf<Context extends DataVersionReader>(
+    context: Context,
+    dataVersions: readonly DataVersionDependency<Context>[],
+    requestKey: string,
+    variables?: RequestVariables,
+  ): Promise<string> {
+    return `${requestKey}${JSON.stringify(await readDataVersions(context, dataVersions, variables))}`;
   }
 
   private counted(surface: Surface, entry: object | undefined): void {

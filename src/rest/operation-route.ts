@@ -1,7 +1,7 @@
 import { getNamedType, isEnumType, isInputObjectType, typeFromAST, type DocumentNode, type GraphQLEnumType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
 import { pageSizes } from '../graphql/argument-checks.js';
 import { markRestOperationDocument } from '../graphql/rest-operation-documents.js';
-import { dataVersionsOf, type GraphQLDataVersion } from '../response-cache/graphql-data-versions.js';
+import { dataVersionsOf, type GraphQLDataVersionDependency } from '../response-cache/graphql-data-versions.js';
 import { closestName } from '../shared/closest-name.js';
 import { AppError, echoed, type FieldError } from '../shared/errors.js';
 import { camelCaseOf, snakeCaseOf, snakeCasePathOf } from '../shared/naming.js';
@@ -156,7 +156,7 @@ export interface CompiledOperationRoute {
   isList: boolean;
   shape: Shaper | undefined;
   /** The data versions its GET responses are cached under (response cache), when they can be cached. */
-  dataVersions: GraphQLDataVersion[] | undefined;
+  dataVersions: GraphQLDataVersionDependency[] | undefined;
   variablesOf(request: RouteRequest): Record<string, unknown>;
   /** A field error's field, as REST names it (query parameter, or snake_case path in the body). */
   restFieldOf(field: string): string;

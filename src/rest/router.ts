@@ -254,7 +254,7 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
 
       const cached =
         responseCache && compiled.dataVersions
-          ? await responseCache.lookup<Context, Representation>('rest', context, compiled.dataVersions, restRequestKey(context.principal, url))
+          ? await responseCache.lookup<Context, Representation>('rest', context, compiled.dataVersions, restRequestKey(context.principal, url), variables)
           : undefined;
       if (cached?.entry) {
         sendRepresentation(request, response, route, cached.entry);

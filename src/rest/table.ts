@@ -19,6 +19,7 @@ import {
   AdminRevokeWidgetTokenDocument,
   AdminRotateApiKeyDocument,
   AdminUpdateServiceDocument,
+  AdminPlaceAttractionDocument,
   ApiKeyUsageDocument,
   CancelBookingDocument,
   CreateBookingDocument,
@@ -186,6 +187,7 @@ const adminRoutes: OperationRoute[] = (
     { method: 'DELETE', path: '/v1/admin/widget_tokens/:id', operation: AdminRevokeWidgetTokenDocument, answer: 'revokeWidgetToken' },
     { method: 'POST', path: '/v1/admin/services', operation: AdminCreateServiceDocument, body: 'input', answer: 'createService', status: 201, location: '/v1/services' },
     { method: 'PATCH', path: '/v1/admin/services/:id', operation: AdminUpdateServiceDocument, body: 'input', answer: 'updateService' },
+    { method: 'PATCH', path: '/v1/admin/attractions/:id', operation: AdminPlaceAttractionDocument, body: 'input', answer: 'placeAttraction' },
   ] satisfies OperationRoute[]
 ).map((route) => ({ ...route, scope: 'admin' as const }));
 

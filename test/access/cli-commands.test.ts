@@ -88,3 +88,18 @@ describe('hallowgate services', () => {
     expect(requestFor('services', 'list', '--attraction', 'at_1')).toEqual({ method: 'GET', route: '/v1/services', query: { attraction_id: 'at_1' } });
   });
 });
+
+describe('hallowgate attractions place', () => {
+  it('sends the point as numbers', () => {
+    expect(requestFor('attractions', 'place', 'at_1', '--lat', '42.5195', '--lng=-70.8967')).toEqual({
+      method: 'PATCH',
+      route: '/v1/admin/attractions/:id',
+      params: { id: 'at_1' },
+      body: { latitude: 42.5195, longitude: -70.8967 },
+    });
+  });
+
+  it('sends what is not a number as it is, for the server to refuse by name', () => {
+    expect(requestFor('attractions', 'place', 'at_1', '--lat', 'north', '--lng=-70').body).toEqual({ latitude: 'north', longitude: -70 });
+  });
+});

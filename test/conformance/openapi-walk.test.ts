@@ -165,6 +165,10 @@ const scenarios: Record<string, { admin?: boolean; request: () => Promise<Reques
     admin: true,
     request: async () => ({ params: { id: (await admin('POST', '/v1/admin/services', await newServiceInput())).body.id }, body: { capacity: 12, slot_minutes: 15 } }),
   },
+  placeAttraction: {
+    admin: true,
+    request: async () => ({ params: { id: (await server.prisma.attraction.findFirstOrThrow({ orderBy: { id: 'desc' } })).id }, body: { latitude: 42.5195, longitude: -70.8967 } }),
+  },
   listWidgetTokens: { admin: true, request: after(newWidgetToken, () => ({ query: { account_id: accountId } })) },
   revokeWidgetToken: { admin: true, request: async () => ({ params: { id: await newWidgetToken() } }) },
   getUsage: { request: async () => ({ query: usageRange }) },

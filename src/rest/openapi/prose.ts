@@ -570,6 +570,15 @@ const v1: DocumentProse = {
       parameters: { id: 'A `svc_…` id.' },
       requestExample: { capacity: 30, opening_hours: [{ weekday: 6, opens: '18:00', closes: '02:00' }] },
     },
+    'PATCH /v1/admin/attractions/{id}': {
+      tags: ['Operators'],
+      operationId: 'placeAttraction',
+      summary: 'Place an attraction',
+      description: 'Sets where an attraction is (WGS 84 degrees): near searches (`lat`, `lng`, `radius` on `/api/v1/attractions`) find it there.',
+      response: 'The attraction at its new place.',
+      parameters: { id: 'An `at_…` id.' },
+      requestExample: { latitude: 42.5195, longitude: -70.8967 },
+    },
     'GET /v1/admin/widget_tokens': {
       tags: ['Operators'],
       operationId: 'listWidgetTokens',

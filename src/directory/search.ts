@@ -1,0 +1,159 @@
+import { bookableWindowOf, roomForParty, type BookableArgs, type BookableSlot, type BookableWindow } from '../bookings/bookable.js';
+import type { Context } from '../graphql/context.js';
+import { AppError } from '../shared/errors.js';
+import { boundingBox, distanceKm, inUnit, nearOf, type Near, type NearArgs } from './near.js';
+
+/**
+ * A directory search: a plain list (filters, sort, page) narrowed by what the database cannot weigh
+ * on its own: a point with a radius (near.ts), and room for a party in a window (bookings/bookable.ts).
+ * Candidates come in the list's order, or by distance, as their keys only; each batch is weighed
+ * until a page is full; then the page's records are read with what the query selects.
+ */
+
+export interface SearchArgs extends NearArgs, BookableArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+export interface Search {
+  near: Near | undefined;
+  bookable: BookableWindow | undefined;
+  byDistance: boolean;
+}
+
+/** What a search found for a record besides its fields, for the `distance` and `nextSlots` fields. */
+const distances = new WeakMap<object, number>();
+const nextSlots = new WeakMap<object, BookableSlot[]>();
+
+/** The record's distance from the point searched from, in the unit asked for; null outside a near search. */
+export const distanceOf = (record: object): number | null => distances.get(record) ?? null;
+/** The record's soonest slots with room for the party searched for; null outside an availableFor search. */
+export const nextSlotsOf = (record: object): BookableSlot[] | null => nextSlots.get(record) ?? null;
+
+/** The search the arguments ask for, or undefined for a plain list; 400 naming the argument when it is malformed. */
+export function searchOf(args: SearchArgs, sortsByDistance: boolean, now: Date): Search | undefined {
+  const near = nearOf(args);
+  const bookable = bookableWindowOf(args, now);
+  if (sortsByDistance && !near) {
+    throw new AppError('invalid_parameter', 'Sorting by distance needs lat and lng: the point to measure from.', {
+      fieldErrors: [{ field: 'orderBy', code: 'needs_point', message: 'Give lat and lng, or sort by another field.' }],
+    });
+  }
+  if (!near && !bookable) return undefined;
+  if (args.last != null || args.before != null) {
+    throw new AppError('invalid_parameter', 'A search near a point or for a party pages forward only: use first and after.', {
+      fieldErrors: [{ field: args.last != null ? 'last' : 'before', code: 'unsupported', message: 'Use first and after.' }],
+    });
+  }
+  return { near, bookable, byDistance: sortsByDistance };
+}
+
+/** The keys a search weighs a record by. */
+interface Candidate {
+  id: string;
+  latitude: number | null;
+  longitude: number | null;
+  /** The attraction whose services book it: its own id for an attraction. */
+  attractionId: string;
+  distanceKm?: number;
+}
+
+/** The part of Pothos' connection query a search pages with. */
+interface PageQuery {
+  take?: number;
+  skip?: number;
+  cursor?: { id?: string | undefined };
+  [selection: string]: unknown;
+}
+
+export interface SearchRead<Record> {
+  /** Reads records as Prisma's findMany takes arguments (the list's own read). */
+  findMany(args: object): Promise<Record[]>;
+  /** The `select` that reads a candidate's keys. */
+  keys: object;
+  attractionIdOf(row: object): string;
+  where: object;
+  orderBy: object[];
+}
+
+/**
+ * The most candidates one page of an availableFor search weighs (its cost): past it, the search is
+ * too broad to answer in a request, and the caller is asked to narrow it.
+ */
+export const maxWeighedCandidates = 2_000;
+
+/** Candidates per batch: enough for a page and the ones the radius or the party leave out. */
+const batchSize = (take: number) => Math.min(Math.max(take * 2, 50), 200);
+
+/**
+ * The page of records of a search, in order, for a Pothos connection's `query` (take = page size + 1,
+ * cursor and skip past the last record of the previous page).
+ */
+export async function searchPage<Record extends object>(context: Context, search: Search, query: PageQuery, read: SearchRead<Record>): Promise<Record[]> {
+  const { take = 21, skip = 0, cursor, ...selection } = query;
+  const now = context.services.clock();
+  const where = search.near ? { AND: [read.where, boundingBox(search.near)] } : read.where;
+  const toCandidate = (row: object): Candidate => {
+    const { id, latitude, longitude } = row as { id: string; latitude: number | null; longitude: number | null };
+    const candidate: Candidate = { id, latitude, longitude, attractionId: read.attractionIdOf(row) };
+    if (search.near && latitude !== null && longitude !== null) candidate.distanceKm = distanceKm(search.near.latitude, search.near.longitude, latitude, longitude);
+    return candidate;
+  };
+  const withinRadius = (candidate: Candidate) => !search.near || (candidate.distanceKm !== undefined && candidate.distanceKm <= search.near.radiusKm);
+
+  const page: { candidate: Candidate; slots?: BookableSlot[] }[] = [];
+  let weighed = 0;
+  const weigh = async (batch: Candidate[]) => {
+    const kept = batch.filter(withinRadius);
+    if (search.bookable && (weighed += kept.length) > maxWeighedCandidates) {
+      const message = `A search for room for a party weighs at most ${maxWeighedCandidates} records per page, and these filters leave more without filling it; narrow it with lat and lng, city or category.`;
+      throw new AppError('invalid_parameter', message, { fieldErrors: [{ field: 'availableFor', code: 'too_broad', message }] });
+    }
+    const room = search.bookable ? await roomForParty(context, [...new Set(kept.map((candidate) => candidate.attractionId))], search.bookable, now) : undefined;
+    for (const candidate of kept) {
+      if (page.length === take) return;
+      const slots = room?.get(candidate.attractionId);
+      if (room && !slots) continue;
+      page.push({ candidate, ...(slots ? { slots } : {}) });
+    }
+  };
+
+  if (search.byDistance) {
+    // Every record in the box, ordered here: the radius bounds how many (maxRadiusKm).
+    const sorted = (await read.findMany({ where, select: read.keys }))
+      .map(toCandidate)
+      .filter(withinRadius)
+      .sort((a, b) => a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    let start = 0;
+    if (cursor) {
+      const at = sorted.findIndex((candidate) => candidate.id === cursor.id);
+      // As Prisma answers a cursor that names no record: an empty page.
+      if (at < 0) return [];
+      start = at + skip;
+    }
+    for (let from = start; from < sorted.length && page.length < take; from += batchSize(take)) await weigh(sorted.slice(from, from + batchSize(take)));
+  } else {
+    let after: object = cursor ? { cursor, skip } : {};
+    for (;;) {
+      const size = batchSize(take);
+      const batch = (await read.findMany({ where, orderBy: read.orderBy, select: read.keys, take: size, ...after })).map(toCandidate);
+      await weigh(batch);
+      if (page.length === take || batch.length < size) break;
+      after = { cursor: { id: batch.at(-1)!.id }, skip: 1 };
+    }
+  }
+  if (page.length === 0) return [];
+
+  const records = await read.findMany({ ...selection, where: { id: { in: page.map((entry) => entry.candidate.id) } } });
+  const byId = new Map(records.map((record) => [(record as { id: string }).id, record]));
+  return page.flatMap(({ candidate, slots }) => {
+    const record = byId.get(candidate.id);
+    // Deleted between the two reads: left out, as a later read would.
+    if (!record) return [];
+    if (search.near && candidate.distanceKm !== undefined) distances.set(record, inUnit(candidate.distanceKm, search.near.unit));
+    if (slots) nextSlots.set(record, slots);
+    return [record];
+  });
+}

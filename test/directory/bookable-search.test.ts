@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWidgetToken } from '../../src/access/admin.js';
+import { newId } from '../../src/shared/ids.js';
+import { everyFiveMinutes } from '../support/bookable.js';
+import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/**
+ * available_for: attractions (and events, through their attraction's services) with a slot in a
+ * window with room for a party, checked against what each service's availability answers.
+ */
+
+let server: TestServer;
+let directory: ApiCall;
+let booker: ApiCall;
+let statements: string[] = [];
+
+/** A place of its own in the Atlantic, where the seed puts nothing. */
+const here = { lat: 31.5, lng: -41.25 };
+/** The window: three 5-minute slots, three days ahead. */
+const from = futureSlot(3, 18);
+const to = new Date(Date.parse(from) + 15 * 60_000).toISOString().replace('.000Z', 'Z');
+const slotStarts = [0, 5, 10].map((minutes) => new Date(Date.parse(from) + minutes * 60_000).toISOString().replace('.000Z', 'Z'));
+const customer = { name: 'Ada Test', email: 'ada@example.com' };
+
+interface Place {
+  attractionId: string;
+  serviceId: string;
+}
+let places: Place[];
+
+/** An attraction `km` east of `here` (about), with one service of `capacity` places bookable every 5 minutes. */
+async function openPlace(km: number, capacity: number): Promise<Place> {
+  const attractionId = newId('attraction');
+  const longitude = here.lng + km / (111.195 * Math.cos((here.lat * Math.PI) / 180));
+  await server.prisma.attraction.create({
+    data: { id: attractionId, name: `Room test ${km} km`, description: 'A test place.', city: 'Atlantis', cityKey: 'atlantis', region: 'AT', latitude: here.lat, longitude },
+  });
+  const serviceId = newId('service');
+  await server.prisma.service.create({ data: { id: serviceId, name: `Entry ${km} km`, attractionId, capacity, ...everyFiveMinutes() } });
+  return { attractionId, serviceId };
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ seed: true, onQuery: (sql) => statements.push(sql) });
+  directory = apiClient(server.url, (await server.createKey({ scopes: ['directory:read'] })).key);
+  booker = apiClient(server.url, (await server.createKey()).key);
+  places = [await openPlace(5, 6), await openPlace(10, 6), await openPlace(15, 6), await openPlace(40, 6)];
+});
+afterAll(() => server?.close());
+
+interface Found {
+  id: string;
+  distance: number;
+  next_slots: { service_id: string; start_time: string; end_time: string; remaining: number }[] | null;
+}
+
+const search = (party: number, extra = '') =>
+  directory('GET', `/api/v1/attractions?lat=${here.lat}&lng=${here.lng}&radius=20&available_for=${party}&available_from=${from}&available_to=${to}${extra}`);
+
+/** What each place's availability says: its slots in the window with room for `party`. */
+async function expectedFor(party: number): Promise<{ id: string; slots: { start_time: string; remaining: number }[] }[]> {
+  const expected = [];
+  for (const place of places.slice(0, 3)) {
+    const day = from.slice(0, 10);
+    const availability = await booker('GET', `/v1/services/${place.serviceId}/availability?start_date=${day}&end_date=${day}`);
+    expect(availability.status).toBe(200);
+    const slots = (availability.body.data as { start_time: string; remaining: number }[])
+      .filter((slot) => slotStarts.includes(slot.start_time) && slot.remaining >= party)
+      .map((slot) => ({ start_time: slot.start_time, remaining: slot.remaining }));
+    if (slots.length) expected.push({ id: place.attractionId, slots });
+  }
+  return expected;
+}
+
+async function expectSearchMatchesAvailability(party: number) {
+  const found = await search(party);
+  expect(found.status, JSON.stringify(found.body)).toBe(200);
+  const answered = (found.body.data as Found[]).map((attraction) => ({
+    id: attraction.id,
+    slots: attraction.next_slots!.map((slot) => ({ start_time: slot.start_time, remaining: slot.remaining })),
+  }));
+  expect(answered).toEqual(await expectedFor(party));
+}
+
+const book = (place: Place, start: string, party: number) => booker('POST', '/v1/bookings', { service_id: place.serviceId, start_time: start, party_size: party, customer });
+
+describe('available_for on GET /api/v1/attractions', () => {
+  it('keeps the places with a slot for the party, nearest first, with their soonest slots', async () => {
+    const all = await search(6);
+    expect(all.status).toBe(200);
+    expect((all.body.data as Found[]).map((attraction) => attraction.id)).toEqual(places.slice(0, 3).map((place) => place.attractionId));
+    for (const attraction of all.body.data as Found[]) {
+      expect(attraction.next_slots!.map((slot) => slot.start_time)).toEqual(slotStarts);
+      expect(attraction.next_slots!.every((slot) => slot.remaining === 6 && Date.parse(slot.end_time) - Date.parse(slot.start_time) === 5 * 60_000)).toBe(true);
+    }
+    // Without a party size there is no nextSlots.
+    const plain = await directory('GET', `/api/v1/attractions?lat=${here.lat}&lng=${here.lng}&radius=20`);
+    expect((plain.body.data as Found[]).every((attraction) => attraction.next_slots === null)).toBe(true);
+  });
+
+  it('follows bookings and cancels: a slot short of the party drops out, and comes back when a place is freed', async () => {
+    const [first, second, third] = places;
+    // First place: every slot keeps 5 places, too few for 6.
+    for (const start of slotStarts) expect((await book(first!, start, 1)).status).toBe(201);
+    // Third place: its first slot is full.
+    const full = await book(third!, slotStarts[0]!, 6);
+    expect(full.status).toBe(201);
+    await expectSearchMatchesAvailability(6);
+    const six = (await search(6)).body.data as Found[];
+    expect(six.map((attraction) => attraction.id)).toEqual([second!.attractionId, third!.attractionId]);
+    expect(six[1]!.next_slots!.map((slot) => slot.start_time)).toEqual(slotStarts.slice(1));
+    await expectSearchMatchesAvailability(5);
+
+    expect((await booker('DELETE', `/v1/bookings/${full.body.id}`)).status).toBe(200);
+    await expectSearchMatchesAvailability(6);
+    expect(((await search(6)).body.data as Found[]).map((attraction) => attraction.id)).toEqual([second!.attractionId, third!.attractionId]);
+  });
+
+  it('agrees with availability while bookings are made at the same time as searches', async () => {
+    const second = places[1]!;
+    const searches: Promise<{ status: number; body: { data: Found[] } }>[] = [];
+    const bookings = slotStarts.flatMap((start) => [book(second, start, 2), book(second, start, 2), book(second, start, 1)]);
+    for (let index = 0; index < 6; index++) searches.push(search(2));
+    const made = await Promise.all(bookings);
+    expect(made.every((response) => response.status === 201)).toBe(true);
+    for (const during of await Promise.all(searches)) {
+      expect(during.status).toBe(200);
+      // Whatever it saw, never a slot with less room than the party.
+      for (const attraction of during.body.data) expect(attraction.next_slots!.every((slot) => slot.remaining >= 2)).toBe(true);
+    }
+    await expectSearchMatchesAvailability(2);
+    await expectSearchMatchesAvailability(1);
+  });
+
+  it('an answer asked for again moves with the places (the response cache reads the availability data version)', async () => {
+    const third = places[2]!;
+    const before = await search(4, '&fields=id,next_slots');
+    const again = await search(4, '&fields=id,next_slots');
+    expect(again.body).toEqual(before.body);
+    const [start] = slotStarts;
+    const taken = await book(third, start!, 3);
+    expect(taken.status).toBe(201);
+    const after = await search(4, '&fields=id,next_slots');
+    expect(after.body).not.toEqual(before.body);
+    await expectSearchMatchesAvailability(4);
+  });
+
+  it('costs a bounded number of statements', async () => {
+    await search(1);
+    statements = [];
+    expect((await search(1, '&limit=2')).status).toBe(200);
+    // The server's own background work (usage flushes, the offers worker) reads other tables.
+    const searchStatements = statements.filter((sql) => /\b(attractions|services|booking_slots|directory_version|availability_versions|holds)\b/.test(sql));
+    // At most: two data versions (directory, places), the candidates, their services, their places, the page.
+    expect(searchStatements.length, searchStatements.join('\n')).toBeLessThanOrEqual(6);
+  });
+
+  it('refuses a malformed party or window with 400 naming it', async () => {
+    const cases: [string, string][] = [
+      ['available_for=0', 'available_for'],
+      ['available_for=1001', 'available_for'],
+      ['available_for=2.5', 'available_for'],
+      ['available_for=two', 'available_for'],
+      [`available_for=2&available_from=${to}&available_to=${from}`, 'available_to'],
+      [`available_for=2&available_from=${from}&available_to=${futureSlot(11, 18)}`, 'available_to'],
+      [`available_from=${from}`, 'available_from'],
+      ['available_for=2&available_from=tomorrow', 'available_from'],
+    ];
+    for (const [query, field] of cases) {
+      const response = await directory('GET', `/api/v1/attractions?${query}`);
+      expect(response.status, query).toBe(400);
+      expect(
+        response.body.errors.map((error: { field: string }) => error.field),
+        query,
+      ).toContain(field);
+    }
+  });
+});
+
+describe('available_for on events and over GraphQL', () => {
+  it('keeps events whose attraction has room, with its slots', async () => {
+    const second = places[1]!;
+    const eventId = newId('event');
+    await server.prisma.event.create({
+      data: {
+        id: eventId,
+        attractionId: second.attractionId,
+        title: 'Room test night',
+        description: 'A test event.',
+        city: 'Atlantis',
+        cityKey: 'atlantis',
+        region: 'AT',
+        venue: 'The test venue',
+        address: '1 Test Street',
+        latitude: here.lat,
+        longitude: here.lng,
+        startsAt: new Date(from),
+        endsAt: new Date(to),
+        timezone: 'UTC',
+        priceMin: 0,
+        priceMax: 0,
+        url: 'https://example.com/room-test',
+      },
+    });
+    const answer = await directory('GET', `/api/v1/events?city=atlantis&available_for=1&available_from=${from}&available_to=${to}`);
+    expect(answer.status).toBe(200);
+    const [event] = answer.body.data as (Found & { attraction_id: string })[];
+    expect(event).toMatchObject({ id: eventId, attraction_id: second.attractionId });
+    expect(event!.next_slots!.every((slot) => slot.service_id === second.serviceId)).toBe(true);
+    const none = await directory('GET', `/api/v1/events?city=atlantis&available_for=900&available_from=${from}&available_to=${to}`);
+    expect(none.body.data).toEqual([]);
+  });
+
+  it('answers the same over GraphQL, also to a directory widget token', async () => {
+    const query = `query Near($lat: Float!, $lng: Float!, $from: DateTime!, $to: DateTime!) {
+      attractions(lat: $lat, lng: $lng, radius: 20, availableFor: 1, availableFrom: $from, availableTo: $to, first: 10) {
+        edges { node { id distance nextSlots { serviceId startTime endTime remaining } } }
+      }
+    }`;
+    const graphql = await directory('POST', '/graphql', { query, variables: { lat: here.lat, lng: here.lng, from, to } });
+    expect(graphql.status).toBe(200);
+    const rest = await search(1);
+    const nodes = graphql.body.data.attractions.edges.map((edge: { node: { id: string; distance: number; nextSlots: { remaining: number }[] } }) => edge.node);
+    expect(nodes.map((node: { id: string }) => node.id)).toEqual((rest.body.data as Found[]).map((attraction) => attraction.id));
+    expect(nodes.map((node: { distance: number }) => node.distance)).toEqual((rest.body.data as Found[]).map((attraction) => attraction.distance));
+
+    const widget = await createWidgetToken(server.prisma, { accountId: await server.createAccount(), allowedOrigins: ['https://haunts.example'] });
+    const fromWidget = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${widget.id}`, origin: 'https://haunts.example' },
+      body: JSON.stringify({ query, variables: { lat: here.lat, lng: here.lng, from, to } }),
+    });
+    expect(fromWidget.status).toBe(200);
+    expect((await fromWidget.json()).data.attractions.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual(nodes.map((node: { id: string }) => node.id));
+  });
+});
