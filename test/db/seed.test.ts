@@ -250,6 +250,33 @@ describe('refreshAttractionAggregates', () => {
   });
 });
 
+/** Great-circle kilometres between two points in degrees. */
+function kilometresBetween(a: { latitude: number; longitude: number }, b: { latitude: number; longitude: number }): number {
+  const radians = (degrees: number) => (degrees * Math.PI) / 180;
+  const haversine =
+    Math.sin(radians(b.latitude - a.latitude) / 2) ** 2 + Math.cos(radians(a.latitude)) * Math.cos(radians(b.latitude)) * Math.sin(radians(b.longitude - a.longitude) / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.sqrt(haversine));
+}
+
+describe('generateDirectory at a larger scale', () => {
+  it("keeps each city's first seven attractions in town and spreads the others over its metro area", () => {
+    const { attractions } = generateDirectory(4);
+    const distances: number[] = [];
+    for (const city of cities) {
+      const own = attractions.filter((attraction) => attraction.city === city.name && attraction.region === city.region);
+      expect(own).toHaveLength(28);
+      for (const attraction of own.slice(0, 7))
+        expect(Math.max(Math.abs(attraction.latitude! - city.latitude), Math.abs(attraction.longitude! - city.longitude))).toBeLessThan(0.1);
+      for (const attraction of own.slice(7)) distances.push(kilometresBetween(city, { latitude: attraction.latitude!, longitude: attraction.longitude! }));
+    }
+    // 150 km, and a little more: degrees are converted as if the area were flat.
+    expect(Math.max(...distances)).toBeLessThan(152);
+    // Spread over the whole area, not gathered in town, yet denser near the center.
+    expect(distances.filter((distance) => distance > 100).length / distances.length).toBeGreaterThan(0.25);
+    expect(distances.filter((distance) => distance < 25).length / distances.length).toBeGreaterThan(0.1);
+  });
+});
+
 describe('seedDatabase at other scales', () => {
   let small: Database;
   beforeAll(async () => {
