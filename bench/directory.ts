@@ -25,8 +25,8 @@ import { createSecretBox, randomSecretsKey } from '../src/shared/secrets.js';
 import {
   answerCounters,
   autocannon,
+  cityEventsQuery,
   cpuMicros,
-  eventSelection,
   executeEveryTime,
   forkServer,
   reachable,
@@ -77,14 +77,6 @@ async function serve(databaseUrl: string) {
 
 // ---------------------------------------------------------------- parent: the load
 
-/** The same selection the REST route builds for `include=categories,images` without `fields`. */
-const eventsQuery = `query($city: String, $first: Int) {
-  events(city: $city, first: $first) {
-    edges { node { ${eventSelection} } }
-    pageInfo { hasNextPage endCursor }
-  }
-}`;
-
 /**
  * autocannon options per case (the path goes inside `url`). Responses are cached under the directory's
  * data version, so a repeated request measures the response cache; the render and execute cases
@@ -101,8 +93,8 @@ async function cases(fixture: Fixture): Promise<Array<[string, Record<string, un
     [`GET ${path}, a new URL each time (render)`, { url: fixture.url, requests: renderEveryTime(path) }],
     [`GET ${path}, repeated (response cache)`, { url: `${fixture.url}${path}` }],
     ['the same GET with If-None-Match (304)', { url: `${fixture.url}${path}`, headers: { authorization: `Bearer ${fixture.key}`, 'if-none-match': etag } }],
-    [`POST /graphql events(city, first: ${pageSize}) { …, categories, images }, executed each time`, { ...graphql, requests: executeEveryTime(eventsQuery, variables) }],
-    [`the same query, repeated (response cache)`, { ...graphql, method: 'POST', body: JSON.stringify({ query: eventsQuery, variables }) }],
+    [`POST /graphql events(city, first: ${pageSize}) { …, categories, images }, executed each time`, { ...graphql, requests: executeEveryTime(cityEventsQuery, variables) }],
+    [`the same query, repeated (response cache)`, { ...graphql, method: 'POST', body: JSON.stringify({ query: cityEventsQuery, variables }) }],
   ];
 }
 

@@ -88,15 +88,26 @@ export function serverCounters(child: ChildProcess): Promise<ServerCounters> {
 
 export const cpuMicros = (usage: NodeJS.CpuUsage) => usage.user + usage.system;
 
+/** The GraphQL selection the REST directory route builds for an event without `include` or `fields`. */
+export const eventFields = `
+      id title description city region venue address latitude longitude startsAt endsAt timezone
+      priceMin priceMax currency url attractionId updatedAt`;
+
 /**
  * The GraphQL selection the REST directory route builds for `include=categories,images` without
  * `fields`: one event in full with its categories and images.
  */
-export const eventSelection = `
-      id title description city region venue address latitude longitude startsAt endsAt timezone
-      priceMin priceMax currency url attractionId updatedAt
+export const eventSelection = `${eventFields}
       categories { id slug name }
       images { id url width height alt }`;
+
+/** A page of a city's events in full (eventSelection), as `GET /api/v1/events?city=…&include=categories,images&limit=…` reads it. */
+export const cityEventsQuery = `query($city: String, $first: Int) {
+  events(city: $city, first: $first) {
+    edges { node { ${eventSelection} } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
 
 /** Whether something listens at the URL's host and port. */
 export function reachable(url: string, defaultPort: number): Promise<boolean> {
@@ -110,18 +121,22 @@ export function reachable(url: string, defaultPort: number): Promise<boolean> {
   });
 }
 
-/** A fresh PostgreSQL database named `<prefix>_<pid>` on the server at `serverUrl`, dropped afterwards. */
-export async function withScratchDatabase<T>(serverUrl: string, prefix: string, use: (url: string) => Promise<T>): Promise<T> {
-  const name = `${prefix}_${process.pid}`;
+/**
+ * A fresh PostgreSQL database named `<prefix>_<pid>` on the server at `serverUrl`, dropped afterwards;
+ * with `keep`, the database named `prefix`, created when missing and left for the next run.
+ */
+export async function withScratchDatabase<T>(serverUrl: string, prefix: string, use: (url: string) => Promise<T>, { keep = false } = {}): Promise<T> {
+  const name = keep ? prefix : `${prefix}_${process.pid}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  if (!rowCount) await admin.query(`CREATE DATABASE ${name}`);
   try {
     const url = new URL(serverUrl);
     url.pathname = `/${name}`;
     return await use(url.toString());
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    if (!keep) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   }
 }

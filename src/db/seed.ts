@@ -24,6 +24,9 @@ const batchSize = 500;
 /** One transaction holds the whole seed, which takes seconds at scale 1 and more with scale or a busy machine: far past Prisma's default 5 s. */
 const transactionLimits = { timeout: 30 * 60_000, maxWait: 60_000 };
 
+/** The tables a seed fills. */
+const seededTables = ['categories', 'attractions', '"_AttractionToCategory"', 'events', '"_CategoryToEvent"', 'images', 'services'];
+
 /** Either the client or the client of an open transaction. */
 type Db = Prisma.TransactionClient;
 
@@ -97,6 +100,10 @@ export async function seedDatabase(prisma: PrismaClient, options: SeedOptions): 
     log(`seed: services ${rows.services.length}`);
     await refreshAttractionAggregates(tx);
   }, transactionLimits);
+  // The planner has no statistics on freshly loaded tables until autovacuum comes round (never, where
+  // it is off): it then guesses so many rows per event that a city's page at a large scale costs
+  // enough to be JIT-compiled on every request.
+  await prisma.$executeRawUnsafe(`ANALYZE ${seededTables.join(', ')}`);
 
   const milliseconds = Math.round(performance.now() - started);
   log(`seed: done in ${(milliseconds / 1000).toFixed(1)} s`);

@@ -78,6 +78,13 @@ describe('seedDatabase', () => {
     }
   });
 
+  it('leaves planner statistics on every table it filled, so the first reads are planned on the real row counts', async () => {
+    const tables = await fresh.prisma.$queryRaw<{ relname: string; reltuples: number }[]>`
+      SELECT relname, reltuples::float8 AS reltuples FROM pg_class WHERE relkind = 'r' AND relname = ANY(${directoryTables}::text[])`;
+    expect(tables.map((table) => table.relname).sort()).toEqual([...directoryTables].sort());
+    for (const table of tables) expect(table.reltuples, table.relname).toBeGreaterThan(0);
+  });
+
   it('creates exactly the eight categories', async () => {
     const categories = await fresh.prisma.category.findMany({ orderBy: { slug: 'asc' } });
     expect(categories.map((category) => category.slug)).toEqual([...categorySlugs].sort());
@@ -247,6 +254,33 @@ describe('refreshAttractionAggregates', () => {
     expect(await refreshAttractionAggregates(prisma, [])).toBe(0);
     expect(await refreshAttractionAggregates(prisma)).toBe(summary.attractions);
     expect((await prisma.attraction.findUniqueOrThrow({ where: { id: untouched!.id } })).eventCount).toBe(untouched!.eventCount);
+  });
+});
+
+/** Great-circle kilometres between two points in degrees. */
+function kilometresBetween(a: { latitude: number; longitude: number }, b: { latitude: number; longitude: number }): number {
+  const radians = (degrees: number) => (degrees * Math.PI) / 180;
+  const haversine =
+    Math.sin(radians(b.latitude - a.latitude) / 2) ** 2 + Math.cos(radians(a.latitude)) * Math.cos(radians(b.latitude)) * Math.sin(radians(b.longitude - a.longitude) / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.sqrt(haversine));
+}
+
+describe('generateDirectory at a larger scale', () => {
+  it("keeps each city's first seven attractions in town and spreads the others over its metro area", () => {
+    const { attractions } = generateDirectory(4);
+    const distances: number[] = [];
+    for (const city of cities) {
+      const own = attractions.filter((attraction) => attraction.city === city.name && attraction.region === city.region);
+      expect(own).toHaveLength(28);
+      for (const attraction of own.slice(0, 7))
+        expect(Math.max(Math.abs(attraction.latitude! - city.latitude), Math.abs(attraction.longitude! - city.longitude))).toBeLessThan(0.1);
+      for (const attraction of own.slice(7)) distances.push(kilometresBetween(city, { latitude: attraction.latitude!, longitude: attraction.longitude! }));
+    }
+    // 150 km, and a little more: degrees are converted as if the area were flat.
+    expect(Math.max(...distances)).toBeLessThan(152);
+    // Spread over the whole area, not gathered in town, yet denser near the center.
+    expect(distances.filter((distance) => distance > 100).length / distances.length).toBeGreaterThan(0.25);
+    expect(distances.filter((distance) => distance < 25).length / distances.length).toBeGreaterThan(0.1);
   });
 });
 

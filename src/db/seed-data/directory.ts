@@ -29,6 +29,12 @@ const servicesPerAttraction = { min: 1, max: 3 };
 const shareWithWebsite = 0.875;
 /** How far a venue may lie from its city's center, in degrees: about 10 km. */
 const venueSpread = 0.09;
+/**
+ * How far the venues past a city's own few (larger scales) may lie from its center: they stand in
+ * for the towns of the metro area and the countryside beyond, thinning out with the distance.
+ */
+const metroRadiusKm = 150;
+const kmPerDegreeOfLatitude = 111.2;
 /** Past this many tries a name may repeat one in another city: very large scales run out of fresh ones. */
 const freshNameAttempts = 25;
 const hourMs = 3_600_000;
@@ -51,10 +57,14 @@ export function generateDirectory(scale: number): DirectoryRows {
   cities.forEach((city, index) => {
     // Rounding the running total spreads a fractional share per city evenly over the cities.
     const count = Math.round((index + 1) * perCity) - Math.round(index * perCity);
-    for (let made = 0; made < count; made++) generator.addAttraction(city);
+    // A city's first attractions are those of scale 1 (in town); a national scale adds its metro area.
+    for (let made = 0; made < count; made++) generator.addAttraction(city, made < attractionsPerCity ? 'town' : 'metro');
   });
   return generator.rows;
 }
+
+/** Where an attraction stands: within about 10 km of its city's center, or anywhere in its metro area. */
+type Surroundings = 'town' | 'metro';
 
 /** What the events of one attraction share: place, kind and ticket prices. */
 interface Listing {
@@ -101,20 +111,25 @@ class DirectoryGenerator {
     this.scheduleFaker.seed(scheduleFakerSeed);
   }
 
-  addAttraction(city: City): void {
+  addAttraction(city: City, surroundings: Surroundings): void {
     const { faker } = this;
     const profile = faker.helpers.weightedArrayElement(this.profileChoices);
     const surname = faker.person.lastName();
     const name = this.attractionName(profile, city, surname);
+    const id = this.id('attraction');
+    // Drawn in this order (venue, address, place), as before metro areas existed: scale 1 stays as it was.
+    const venue = fill(faker.helpers.arrayElement(profile.venues), { surname, city: city.name });
+    const address = `${faker.location.streetAddress()}, ${city.name}, ${city.region}`;
+    const [latitude, longitude] = surroundings === 'town' ? [nearby(faker, city.latitude), nearby(faker, city.longitude)] : inMetroArea(faker, city);
     const listing: Listing = {
-      id: this.id('attraction'),
+      id,
       name,
       city,
       profile,
-      venue: fill(faker.helpers.arrayElement(profile.venues), { surname, city: city.name }),
-      address: `${faker.location.streetAddress()}, ${city.name}, ${city.region}`,
-      latitude: nearby(faker, city.latitude),
-      longitude: nearby(faker, city.longitude),
+      venue,
+      address,
+      latitude,
+      longitude,
       website: faker.datatype.boolean(shareWithWebsite) ? `https://${slugify(name)}.example.com` : null,
       entryCents: faker.datatype.boolean(profile.price.freeShare) ? 0 : faker.number.int(profile.price) * 100 + faker.helpers.arrayElement([0, 0, 50, 99]),
       categories: new Set(),
@@ -307,6 +322,15 @@ function slugify(text: string): string {
 
 function nearby(faker: Faker, coordinate: number): number {
   return Number((coordinate + faker.number.float({ min: -venueSpread, max: venueSpread })).toFixed(5));
+}
+
+/** A point at a uniform bearing and distance from the city's center, so venues grow sparser away from it. */
+function inMetroArea(faker: Faker, city: City): [latitude: number, longitude: number] {
+  const bearing = faker.number.float({ min: 0, max: 2 * Math.PI });
+  const degrees = faker.number.float({ min: 0, max: metroRadiusKm }) / kmPerDegreeOfLatitude;
+  // A degree of longitude shrinks with the cosine of the latitude.
+  const longitudeDegrees = degrees / Math.cos((city.latitude * Math.PI) / 180);
+  return [Number((city.latitude + degrees * Math.cos(bearing)).toFixed(5)), Number((city.longitude + longitudeDegrees * Math.sin(bearing)).toFixed(5))];
 }
 
 /** Cents as an exact two-decimal amount for a Decimal(10, 2) column. */
