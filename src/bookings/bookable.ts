@@ -1,8 +1,8 @@
-import type { Service } from '../generated/prisma/client.js';
+import { LRUCache } from 'lru-cache';
 import type { Context } from '../graphql/context.js';
 import { AppError } from '../shared/errors.js';
-import { heldPlacesAt, scheduleOf } from './availability.js';
-import { dateOfDay, localDay, slotsBetween } from './schedule.js';
+import { heldPlacesAt } from './availability.js';
+import { dateOfDay, localDay, slotsBetween, type OpeningHours, type Schedule } from './schedule.js';
 
 /**
  * Room for a party: which attractions have a slot, in a window of time, with at least that many
@@ -65,45 +65,96 @@ export function bookableWindowOf(args: BookableArgs, now: Date): BookableWindow 
   return { partySize: availableFor, from, to };
 }
 
-const placesTakenOfServicesRead = {
-  name: 'hallowgate_places_taken_of_services',
-  text: `SELECT service_id, (extract(epoch FROM start_time) * 1000)::float8 AS at, places_taken + ${heldPlacesAt('$4')} AS places FROM booking_slots
-         WHERE service_id = ANY($1::text[]) AND start_time >= $2::timestamp AND start_time < $3::timestamp`,
+/**
+ * The services of some attractions that can hold the party, each with the places taken in its slots
+ * of the window (confirmed and held, as availability counts them): one statement, without Prisma's
+ * per-row work, since a search reads it for every batch of candidates.
+ */
+const servicesWithPlacesRead = {
+  name: 'hallowgate_services_with_places',
+  text: `SELECT s.id, s.attraction_id, s.capacity, s.timezone, s.slot_minutes, s.duration_minutes,
+                s.season_start::text AS season_start, s.season_end::text AS season_end, s.opening_hours,
+                (extract(epoch FROM s.updated_at) * 1000)::float8 AS updated_at,
+                (SELECT coalesce(json_agg(json_build_array((extract(epoch FROM booking_slots.start_time) * 1000)::float8,
+                                                           booking_slots.places_taken + ${heldPlacesAt('$5')})), '[]')
+                   FROM booking_slots
+                  WHERE booking_slots.service_id = s.id AND booking_slots.start_time >= $2::timestamp AND booking_slots.start_time < $3::timestamp) AS taken
+         FROM services AS s WHERE s.attraction_id = ANY($1::text[]) AND s.capacity >= $4`,
 };
 
-/** The slots of `service` that start in the window and after `now`, from its schedule. */
-function slotsInWindow(service: Service, window: BookableWindow, now: Date) {
-  const schedule = scheduleOf(service);
-  // An opening after midnight belongs to the day it opened on, so the day before the window counts too.
-  const firstDay = dateOfDay(localDay(window.from, schedule.timezone) - 1);
-  const lastDay = dateOfDay(localDay(window.to, schedule.timezone));
-  const earliest = Math.max(window.from.getTime(), now.getTime() + 1);
-  return slotsBetween(schedule, firstDay, lastDay).filter((slot) => slot.start.getTime() >= earliest && slot.start.getTime() < window.to.getTime());
+interface ServiceWithPlaces {
+  id: string;
+  attraction_id: string;
+  capacity: number;
+  timezone: string;
+  slot_minutes: number;
+  duration_minutes: number;
+  season_start: string;
+  season_end: string;
+  opening_hours: OpeningHours[];
+  updated_at: number;
+  /** [start in epoch milliseconds, places taken] of the slots with a row. */
+  taken: [number, number][];
+}
+
+/**
+ * Slot starts (epoch milliseconds) of a service's schedule on some local days, kept per schedule
+ * version: the grid is a pure function of the schedule, and working it out through the zone
+ * database is most of a search's time.
+ */
+const slotGrids = new LRUCache<string, readonly number[]>({ max: 20_000 });
+
+function slotStartsOn(service: ServiceWithPlaces, firstDay: string, lastDay: string): readonly number[] {
+  const key = `${service.id} ${service.updated_at} ${firstDay} ${lastDay}`;
+  let starts = slotGrids.get(key);
+  if (!starts) {
+    const schedule: Schedule = {
+      timezone: service.timezone,
+      slotMinutes: service.slot_minutes,
+      durationMinutes: service.duration_minutes,
+      seasonStart: service.season_start,
+      seasonEnd: service.season_end,
+      openingHours: service.opening_hours,
+    };
+    starts = slotsBetween(schedule, firstDay, lastDay).map((slot) => slot.start.getTime());
+    slotGrids.set(key, starts);
+  }
+  return starts;
 }
 
 /**
  * For each of `attractionIds`, its soonest slots in the window (at most nextSlotsPerAttraction, of any
- * of its services) with room for the party; attractions without one are absent. Two statements
- * whatever the number of attractions: their services, then the places taken in their slots.
+ * of its services) with room for the party; attractions without one are absent. One statement
+ * whatever the number of attractions.
  */
 export async function roomForParty(context: Context, attractionIds: readonly string[], window: BookableWindow, now: Date): Promise<Map<string, BookableSlot[]>> {
   const found = new Map<string, BookableSlot[]>();
   if (attractionIds.length === 0) return found;
-  const services = await context.prisma.service.findMany({ where: { attractionId: { in: [...attractionIds] }, capacity: { gte: window.partySize } } });
-  const candidates = services.flatMap((service) => slotsInWindow(service, window, now).map((slot) => ({ service, slot })));
-  if (candidates.length === 0) return found;
-  const taken = await context.services.readRows<{ service_id: string; at: number; places: number }>({
-    ...placesTakenOfServicesRead,
-    values: [services.map((service) => service.id), window.from.toISOString(), window.to.toISOString(), now.getTime()],
+  const services = await context.services.readRows<ServiceWithPlaces>({
+    ...servicesWithPlacesRead,
+    values: [[...attractionIds], window.from.toISOString(), window.to.toISOString(), window.partySize, now.getTime()],
   });
-  const placesAt = new Map(taken.map((row) => [`${row.service_id} ${Number(row.at)}`, Number(row.places)]));
-  candidates.sort((a, b) => a.slot.start.getTime() - b.slot.start.getTime() || (a.service.id < b.service.id ? -1 : 1));
-  for (const { service, slot } of candidates) {
-    const remaining = service.capacity - (placesAt.get(`${service.id} ${slot.start.getTime()}`) ?? 0);
-    if (remaining < window.partySize) continue;
-    let slots = found.get(service.attractionId);
-    if (!slots) found.set(service.attractionId, (slots = []));
-    if (slots.length < nextSlotsPerAttraction) slots.push({ serviceId: service.id, startTime: slot.start, endTime: slot.end, remaining });
+  const earliest = Math.max(window.from.getTime(), now.getTime() + 1);
+  const latest = window.to.getTime();
+  const candidates: { service: ServiceWithPlaces; start: number; remaining: number }[] = [];
+  for (const service of services) {
+    const placesAt = new Map(service.taken.map(([start, places]) => [start, places]));
+    // An opening after midnight belongs to the day it opened on, so the day before the window counts too.
+    const firstDay = dateOfDay(localDay(window.from, service.timezone) - 1);
+    const lastDay = dateOfDay(localDay(window.to, service.timezone));
+    for (const start of slotStartsOn(service, firstDay, lastDay)) {
+      if (start < earliest || start >= latest) continue;
+      const remaining = service.capacity - (placesAt.get(start) ?? 0);
+      if (remaining >= window.partySize) candidates.push({ service, start, remaining });
+    }
+  }
+  candidates.sort((a, b) => a.start - b.start || (a.service.id < b.service.id ? -1 : 1));
+  for (const { service, start, remaining } of candidates) {
+    let slots = found.get(service.attraction_id);
+    if (!slots) found.set(service.attraction_id, (slots = []));
+    if (slots.length < nextSlotsPerAttraction) {
+      slots.push({ serviceId: service.id, startTime: new Date(start), endTime: new Date(start + service.duration_minutes * 60_000), remaining });
+    }
   }
   return found;
 }

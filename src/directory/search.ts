@@ -84,8 +84,11 @@ export interface SearchRead<Record> {
  */
 export const maxWeighedCandidates = 2_000;
 
-/** Candidates per batch: enough for a page and the ones the radius or the party leave out. */
-const batchSize = (take: number) => Math.min(Math.max(take * 2, 50), 200);
+/** Candidates in the first batch: enough for a page and the ones the radius or the party leave out. */
+const batchSize = (take: number) => Math.min(Math.max(take * 2, 50), maxBatchSize);
+/** A search that needs more batches leaves out many: each batch doubles, up to maxBatchSize. */
+const maxBatchSize = 400;
+const nextBatchSize = (size: number) => Math.min(size * 2, maxBatchSize);
 
 /**
  * The page of records of a search, in order, for a Pothos connection's `query` (take = page size + 1,
@@ -133,11 +136,12 @@ export async function searchPage<Record extends object>(context: Context, search
       if (at < 0) return [];
       start = at + skip;
     }
-    for (let from = start; from < sorted.length && page.length < take; from += batchSize(take)) await weigh(sorted.slice(from, from + batchSize(take)));
+    for (let from = start, size = batchSize(take); from < sorted.length && page.length < take; from += size, size = nextBatchSize(size)) {
+      await weigh(sorted.slice(from, from + size));
+    }
   } else {
     let after: object = cursor ? { cursor, skip } : {};
-    for (;;) {
-      const size = batchSize(take);
+    for (let size = batchSize(take); ; size = nextBatchSize(size)) {
       const batch = (await read.findMany({ where, orderBy: read.orderBy, select: read.keys, take: size, ...after })).map(toCandidate);
       await weigh(batch);
       if (page.length === take || batch.length < size) break;

@@ -119,6 +119,17 @@ describe('direct reads', () => {
     ],
     ['an underscore matching only itself', 'Event', () => ({ where: { title: { contains: 'half\\_price', mode: 'insensitive' } }, orderBy: eventOrder })],
     ['an empty OR', 'Event', () => ({ where: { OR: [] }, take: 3, orderBy: eventOrder })],
+    [
+      'events by a list of ids (a page of a search), one unknown',
+      'Event',
+      () => ({ where: { id: { in: [eventIds[3], eventIds[0], 'ev_unknown', eventIds[2]] } }, include: eventInclude }),
+    ],
+    ['an empty list of ids', 'Event', () => ({ where: { id: { in: [] } }, include: eventInclude })],
+    [
+      'a list of ids within a box of latitudes and longitudes',
+      'Event',
+      () => ({ where: { AND: [{ id: { in: eventIds.slice(0, 5) } }, { latitude: { gte: -90, lte: 90 }, longitude: { gte: -180.0, lte: 179.5 } }] }, orderBy: eventOrder }),
+    ],
     ['an empty AND', 'Event', () => ({ where: { AND: [] }, take: 3, orderBy: eventOrder })],
     [
       'an event by id with its attraction and their categories',
@@ -292,6 +303,17 @@ describe('direct reads', () => {
     expect(sent[1]!.name).toBe(sent[0]!.name);
     expect(sent[0]!.name).toMatch(/^direct_/);
     expect(sent[2]!.text).not.toBe(sent[0]!.text);
+  });
+
+  it('send a list of ids as one value, so lists of any length share one prepared statement', async () => {
+    const sent: { name: string | undefined; text: string; values: unknown[] }[] = [];
+    const reads = createSqlReads(database.prisma, (read) => {
+      sent.push(read);
+      return database.readRows(read);
+    });
+    for (const ids of [eventIds.slice(0, 2), eventIds.slice(0, 7)]) await reads.findMany(delegateOf('Event'), 'Event', { where: { id: { in: ids } }, include: eventInclude });
+    expect(sent.map((read) => read.values)).toEqual([[eventIds.slice(0, 2)], [eventIds.slice(0, 7)]]);
+    expect(sent[1]!.name).toBe(sent[0]!.name);
   });
 
   it("never read past a Prisma client extension: an extended client's delegate answers itself", async () => {

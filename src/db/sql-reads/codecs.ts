@@ -4,7 +4,7 @@ import type { ValueKind } from './shape.js';
 import { sql, type Sql } from './sql.js';
 
 /** The comparisons of Prisma's filters translated here. */
-export type Comparison = 'equals' | 'lt' | 'lte' | 'gt' | 'gte' | 'contains';
+export type Comparison = 'equals' | 'lt' | 'lte' | 'gt' | 'gte' | 'contains' | 'in';
 
 /**
  * What the reads know of one Prisma scalar type: how to read its column (so that the driver, or
@@ -42,7 +42,7 @@ function postgresTimestamp(date: Date): string {
 }
 
 const scalarCodecs: Readonly<Record<string, Codec>> = {
-  String: { read: asIs, decode: undefined, compare: { kinds: ['string'], comparisons: [...ordered, 'contains'], column: asIs, write: same }, orderable: true },
+  String: { read: asIs, decode: undefined, compare: { kinds: ['string', 'strings'], comparisons: [...ordered, 'contains', 'in'], column: asIs, write: same }, orderable: true },
   Int: { read: asIs, decode: undefined, compare: { kinds: ['integer'], comparisons: ordered, column: asIs, write: same }, orderable: true },
   Float: { read: asIs, decode: undefined, compare: { kinds: ['integer', 'number'], comparisons: ordered, column: asIs, write: same }, orderable: true },
   Boolean: { read: asIs, decode: undefined, compare: { kinds: ['boolean'], comparisons: ['equals'], column: asIs, write: same }, orderable: true },

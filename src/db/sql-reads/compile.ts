@@ -41,7 +41,7 @@ export const piggybackColumn = '__piggybacked';
 
 const knownArgs = new Set(['include', 'select', 'where', 'orderBy', 'take', 'skip', 'cursor']);
 
-const comparisons: Readonly<Record<Exclude<Comparison, 'contains'>, Sql>> = { equals: sql`=`, lt: sql`<`, lte: sql`<=`, gt: sql`>`, gte: sql`>=` };
+const comparisons: Readonly<Record<Exclude<Comparison, 'contains' | 'in'>, Sql>> = { equals: sql`=`, lt: sql`<`, lte: sql`<=`, gt: sql`>`, gte: sql`>=` };
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
@@ -182,6 +182,12 @@ function scalarFilter(field: Scalar, column: Sql, filter: unknown): Sql[] {
   const allowed = field.codec!.compare!.comparisons;
   return Object.entries(operators).map(([operator, operand]) => {
     if (!allowed.includes(operator as Comparison)) return untranslated();
+    if (operator === 'in') {
+      // One array parameter, whatever the list's length; an empty list matches nothing, as in Prisma.
+      if (!(operand instanceof Slot) || operand.kind !== 'strings') return untranslated();
+      return sql`${column} = ANY(${parameterOf(field, operand)}::text[])`;
+    }
+    if (operand instanceof Slot && operand.kind === 'strings') return untranslated();
     if (operator === 'contains') {
       // Prisma passes the operand to (I)LIKE as it is: %, _ and \ keep their LIKE meanings.
       return sql`${column}::text ${mode === 'insensitive' ? sql`ILIKE` : sql`LIKE`} '%' || ${parameterOf(field, operand)}::text || '%'`;

@@ -2,7 +2,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { untranslated } from './untranslated.js';
 
 /** The kind of a value given in a filter, cursor or page: what decides how it is compared and sent. */
-export type ValueKind = 'string' | 'integer' | 'number' | 'boolean' | 'bigint' | 'date' | 'decimal';
+export type ValueKind = 'string' | 'integer' | 'number' | 'boolean' | 'bigint' | 'date' | 'decimal' | 'strings';
 
 /** A value of the arguments, as the compiler sees it: its place among the values of a read, and its kind. */
 export class Slot {
@@ -99,8 +99,11 @@ class ShapeWalk {
       const inner = (value as Record<string, unknown>)[name];
       if (inner === undefined) continue;
       this.name(name);
-      // `mode` chooses the comparison: a name, not a value.
-      entries.push([name, name === 'mode' ? this.literal(inner) : this.filter(inner)]);
+      // `mode` chooses the comparison: a name, not a value. A list of strings to be `in` is one value,
+      // whatever its length, so the pages of a search share one statement.
+      if (name === 'mode') entries.push([name, this.literal(inner)]);
+      else if (name === 'in' && Array.isArray(inner) && inner.every((item) => typeof item === 'string')) entries.push([name, this.slot(inner, 'strings')]);
+      else entries.push([name, this.filter(inner)]);
     }
     this.key += '}';
     return this.withTemplate ? Object.fromEntries(entries) : undefined;
