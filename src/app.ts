@@ -82,6 +82,7 @@ export function createApp(options: AppOptions): App {
     logger,
     clock,
     bookingEventBus: announcements.bookingEvents,
+    availabilityBus: announcements.availability,
     revokedCredentials: openConnections.revokedCredentials,
     config,
     secrets: options.secrets,

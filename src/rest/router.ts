@@ -1,28 +1,36 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ExecutionResult, GraphQLError } from 'graphql';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import { isAsyncIterable } from 'graphql-yoga';
 import { unauthenticated } from '../access/keys.js';
 import { hasScope, insufficientScope } from '../access/principal.js';
+import { prefersEventStream } from '../events/http-subscriptions.js';
 import type { Context } from '../graphql/context.js';
 import { markLogged } from '../graphql/errors.js';
 import { schema } from '../graphql/schema.js';
-import { AppError, isErrorCode, statusForCode, type FieldError } from '../shared/errors.js';
+import { AppError, databaseUnavailable, isErrorCode, statusForCode, type FieldError } from '../shared/errors.js';
 import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
 import { restRequestKey } from '../response-cache/request-keys.js';
 import type { ResponseCache } from '../response-cache/response-cache.js';
+import { eventStreamResponse } from '../server/event-stream.js';
+import { writeFetchResponse } from '../server/fetch-response.js';
+import { problemFor } from '../server/problem.js';
 import { entityTag, isNotModified } from './conditional.js';
 import { compileOperationRoute, type CompiledOperationRoute } from './operation-route.js';
 import { isOperationRoute, recordsPath, type HttpMethod, type RestRoute } from './route.js';
 
 /** What runs a route's operation: Yoga's envelop for a request (`yoga.getEnveloped`), so REST gets every plugin /graphql has. */
+interface OperationArgs {
+  schema: typeof schema;
+  document: CompiledOperationRoute['document'];
+  variableValues: Record<string, unknown>;
+  contextValue: unknown;
+  operationName: string;
+}
+
 export interface Enveloped {
   contextFactory(): Promise<unknown> | unknown;
-  execute(args: {
-    schema: typeof schema;
-    document: CompiledOperationRoute['document'];
-    variableValues: Record<string, unknown>;
-    contextValue: unknown;
-    operationName: string;
-  }): Promise<unknown> | unknown;
+  execute(args: OperationArgs): Promise<unknown> | unknown;
+  subscribe(args: OperationArgs): Promise<unknown> | unknown;
 }
 
 interface MatchableRoute {
@@ -102,9 +110,10 @@ function sendRepresentation(request: IncomingMessage, response: ServerResponse, 
   response.setHeader('etag', representation.tag);
   if (representation.lastModified) response.setHeader('last-modified', representation.lastModified.toUTCString());
   response.setHeader('cache-control', `private, max-age=${route.cacheSeconds ?? 0}`);
-  // Keep what the access gate varies on (Origin, for CORS) and add the credential.
+  // Keep what the access gate varies on (Origin, for CORS) and add the credential, and Accept where it chooses an event stream.
   const vary = response.getHeader('vary');
-  response.setHeader('vary', vary ? `${String(vary)}, Authorization` : 'Authorization');
+  const varies = isOperationRoute(route) && route.eventStream ? 'Authorization, Accept' : 'Authorization';
+  response.setHeader('vary', vary ? `${String(vary)}, ${varies}` : varies);
   if (isNotModified(request.headers, representation.tag, representation.lastModified)) {
     response.writeHead(304);
     response.end();
@@ -205,17 +214,43 @@ export interface RestRouter {
 export function createRestRouter(routes: RestRoute[], responseCache: ResponseCache | undefined): RestRouter {
   const matchables = routes.map(matchable);
 
+  const operationArgs = (compiled: CompiledOperationRoute, variables: Record<string, unknown>, contextValue: unknown): OperationArgs => ({
+    schema,
+    document: compiled.document,
+    variableValues: variables,
+    contextValue,
+    operationName: compiled.operationName,
+  });
+
   async function execute(compiled: CompiledOperationRoute, variables: Record<string, unknown>, contextValue: unknown, enveloped: Enveloped) {
-    const result = (await enveloped.execute({
-      schema,
-      document: compiled.document,
-      variableValues: variables,
-      contextValue,
-      operationName: compiled.operationName,
-    })) as ExecutionResult<Record<string, unknown>>;
+    const result = (await enveloped.execute(operationArgs(compiled, variables, contextValue))) as ExecutionResult<Record<string, unknown>>;
     const firstError = result.errors?.[0];
     if (firstError) throw problemOf(compiled, firstError);
     return result.data!;
+  }
+
+  /**
+   * Runs the route's subscription and sends its results as server-sent events, each one's answer in
+   * REST form. A refusal before the stream starts (scope, bad range, unknown record) is a problem
+   * document with its status; one after is the stream's last event, `event: error`.
+   */
+  async function sendEventStream(response: ServerResponse, stream: CompiledOperationRoute, variables: Record<string, unknown>, context: Context, enveloped: Enveloped) {
+    const results = (await enveloped.subscribe(operationArgs(stream, variables, context))) as AsyncIterable<ExecutionResult<Record<string, unknown>>> | ExecutionResult;
+    if (!isAsyncIterable(results)) throw problemOf(stream, results.errors?.[0] ?? new GraphQLError('The event stream did not start.'));
+    const shape = stream.shape ?? ((value: unknown) => value);
+    const failed = (error: AppError) => `event: error\ndata: ${JSON.stringify(problemFor(error, context.requestId))}\n\n`;
+    const message = (result: ExecutionResult<Record<string, unknown>>) => {
+      const firstError = result.errors?.[0];
+      if (firstError) return failed(problemOf(stream, firstError));
+      return `data: ${JSON.stringify(shape(stream.answerPath.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], result.data)))}\n\n`;
+    };
+    const streamFailed = (error: unknown) => {
+      const problem = error instanceof AppError ? error : databaseUnavailable(error);
+      if (problem) return failed(problem);
+      context.services.logger.error({ err: error, request_id: context.requestId }, 'event stream failed');
+      return failed(new AppError('internal_error', 'Something went wrong on our side.'));
+    };
+    await writeFetchResponse(response, eventStreamResponse(results, message, streamFailed));
   }
 
   function refuseWithoutAccess(route: RestRoute, context: Context) {
@@ -249,6 +284,11 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
       refuseWithoutAccess(route, context);
       const params = Object.fromEntries(paramNames.map((name, index) => [name, decodeParam(found.match![index + 1]!)]));
       // A DELETE reads a body only when its route takes one (DELETE /v1/bookings/:id, its reason).
+      if (compiled.eventStream && request.method === 'GET' && prefersEventStream(request.headers.accept)) {
+        const variables = compiled.eventStream.variablesOf({ params, query: url.searchParams, headers: request.headers, body: undefined });
+        await sendEventStream(response, compiled.eventStream, variables, context, enveloped);
+        return true;
+      }
       const body = method === 'POST' || method === 'PATCH' || (method === 'DELETE' && compiled.route.body) ? parseJsonBody(request, rawBody) : undefined;
       const variables = compiled.variablesOf({ params, query: url.searchParams, headers: request.headers, body });
 

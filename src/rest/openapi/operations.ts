@@ -68,7 +68,9 @@ export class RouteDescriber {
 
   operation(route: OperationRoute, prose: RouteProse): JsonSchema {
     const compiled = compileOperationRoute(this.schema, route);
-    const needs = withoutImplied([...new Set([...scopesOf(answerKeysOf(this.schema, compiled.document)), ...(route.scope ? [route.scope] : [])])]).sort(compareText);
+    const documents = [compiled.document, ...(compiled.eventStream ? [compiled.eventStream.document] : [])];
+    const answerScopes = documents.flatMap((document) => [...scopesOf(answerKeysOf(this.schema, document))]);
+    const needs = withoutImplied([...new Set([...answerScopes, ...(route.scope ? [route.scope] : [])])]).sort(compareText);
     const parameters = this.parameters(route, compiled, prose);
     const requestBody = route.body ? this.requestBody(compiled, route.body, prose) : undefined;
     return {
@@ -190,9 +192,9 @@ export class RouteDescriber {
     }
     for (const name of rateLimitHeaders) headers[name] = this.header(name);
     const status = String(route.status ?? 200);
-    const responses: Record<string, JsonSchema> = {
-      [status]: { description: prose.response, headers, content: { 'application/json': { schema: this.answerSchema(route, compiled) } } },
-    };
+    const content: Record<string, JsonSchema> = { 'application/json': { schema: this.answerSchema(route, compiled) } };
+    if (compiled.eventStream) content['text/event-stream'] = this.eventStreamContent(compiled.eventStream);
+    const responses: Record<string, JsonSchema> = { [status]: { description: prose.response, headers, content } };
     if (isGet) responses['304'] = this.response('NotModified');
     const hasBody = Boolean(route.body);
     const hasParameters =
@@ -220,6 +222,21 @@ export class RouteDescriber {
       else responses[codeStatus] = this.problem({ description: [standard?.description, ...lines].filter(Boolean).join(' '), headers: standard?.headers });
     }
     return responses;
+  }
+
+  /**
+   * The event stream a route answers when the Accept header prefers it: server-sent events whose
+   * `data:` is each one JSON object of the subscription's answer, described as OpenAPI 3.2's
+   * `itemSchema` would (3.1 has no place for it but an extension).
+   */
+  private eventStreamContent(stream: CompiledOperationRoute): JsonSchema {
+    return {
+      schema: {
+        type: 'string',
+        description: `Sent when the Accept header prefers \`text/event-stream\` to JSON: server-sent events, each \`data:\` one JSON object as \`x-itemSchema\` describes; comments (\`:\`) keep it alive; \`event: error\` with a problem document, or \`event: complete\`, ends it. Runs the GraphQL subscription \`${stream.operationName}\`.`,
+      },
+      'x-itemSchema': this.describer.objectOf(stream.answerKey),
+    };
   }
 
   private header(name: string): JsonSchema {
