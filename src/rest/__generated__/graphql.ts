@@ -109,7 +109,7 @@ export type CreateWebhookEndpointInput = {
 
 export type CreateWidgetTokenInput = {
   accountId: string;
-  /** The widget may also read a service's availability, hold, release a hold, book a hold and join a waitlist (scope bookings:book); never read or change bookings. */
+  /** The widget may also hold, release a hold, book a hold and join a waitlist (scope bookings:book); never read or change bookings. Every widget token reads services and their availability. */
   allowBooking?: boolean | null | undefined;
   allowedOrigins: Array<string>;
   name?: string | null | undefined;
