@@ -40,7 +40,7 @@ const widgetScopes: readonly Scope[] = ['directory:read'];
 /**
  * bookings:book holds, releases a hold, books a hold and joins a waitlist: what a visitor does on a
  * public page, never reading what others booked. Every widget token reads a service and its
- * availability (directory:read admits them: they are public).
+ * availability, which are public (the `widgetToken` auth scope of src/graphql/builder.ts).
  */
 const bookingWidgetScopes: readonly Scope[] = ['directory:read', 'bookings:book'];
 

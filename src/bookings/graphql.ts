@@ -31,12 +31,12 @@ const servicesRootField = { authScopes: { authenticated: true }, extensions: cac
 
 /**
  * A service's fields and its availability are public (a page shows them): API keys and every widget
- * token (directory:read) read any service, though only API keys list them.
+ * token read any service, though only API keys list them.
  */
-const serviceReaders = { authenticated: true, scope: 'directory:read' } as const;
+const serviceReaders = { authenticated: true, widgetToken: true } as const;
 
-/** Availability, one answer or live: keys that read bookings or the directory, and every widget token. */
-const availabilityReaders = { anyScope: ['bookings:read', 'bookings:book', 'directory:read'] } as const;
+/** Availability, one answer or live: keys that read bookings, and every widget token. */
+const availabilityReaders = { anyScope: ['bookings:read', 'bookings:book'], widgetToken: true } as const;
 
 /** Who may create a booking: a booking widget token too, but only from a hold (bookings:book). */
 const bookingWriters = ['bookings:write', 'bookings:book'] as const;

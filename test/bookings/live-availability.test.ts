@@ -219,6 +219,30 @@ describe('refusals', () => {
     if (transport !== 'graphql-ws') expect([backwards.status, tooLong.status, unknown.status]).toEqual([400, 400, 404]);
   });
 
+  it.each(['graphql-ws', 'rest-sse'] as const)('over %s: a key that reads no bookings', async (transport) => {
+    const { key } = await server.createKey({ scopes: ['directory:read', 'webhooks:manage'] });
+    const feed = await openFeed(transport, { baseUrl: server.url, credential: key, serviceId, startDate: day, endDate: day });
+    feeds.push(feed);
+    const refusal = await feed.next().catch((error: unknown) => error);
+    expect(refusal).toMatchObject({ code: 'insufficient_scope', status: transport === 'rest-sse' ? 403 : undefined });
+  });
+
+  it('weighs the subscription by the slots its range can hold, as Service.availability', async () => {
+    const selection = Array.from({ length: 8 }, (_, index) => `r${index}: remaining`).join(' ');
+    const subscribe = (endDate: string) =>
+      fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${readerKey}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query: `subscription { availabilityChanged(serviceId: "${serviceId}", startDate: "${day}", endDate: "${endDate}") { ${selection} } }` }),
+      });
+    const month = await subscribe(futureSlot(35 + 30).slice(0, 10));
+    expect(month.status).toBe(400);
+    expect(await month.text()).toContain('query_too_complex');
+    const oneDay = await subscribe(day);
+    expect(oneDay.status).toBe(200);
+    await oneDay.body!.cancel();
+  });
+
   it('names the REST parameters in a refused range', async () => {
     const response = await fetch(`${server.url}/v1/services/${serviceId}/availability?start_date=${futureSlot(36).slice(0, 10)}&end_date=${day}`, {
       headers: { authorization: `Bearer ${readerKey}`, accept: 'text/event-stream' },

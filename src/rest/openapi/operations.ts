@@ -30,14 +30,23 @@ function argumentsOfVariables(schema: GraphQLSchema, document: DocumentNode): Ma
   return found;
 }
 
+/** The alternative of a need that any widget token meets (`widgetToken`). */
+const anyWidgetToken = 'widget token';
+
 /**
  * The scopes a selection needs: those of its fields and of the types they return. Each need is its
- * alternatives (any one admits) joined by `|`; '' stands for an API key of any scope.
+ * alternatives (any one admits) joined by `|`; '' stands for an API key of any scope, anyWidgetToken for any widget token.
  */
 function scopesOf(keys: readonly AnswerKey[], found = new Set<string>()): Set<string> {
   const add = (options: unknown) => {
-    const authScopes = (options as { authScopes?: unknown } | undefined)?.authScopes as { scope?: string; anyScope?: readonly string[]; authenticated?: boolean } | undefined;
-    const alternatives = [...(authScopes?.authenticated ? [''] : []), ...(authScopes?.scope ? [authScopes.scope] : []), ...(authScopes?.anyScope ?? [])];
+    const authScopes = (options as { authScopes?: unknown } | undefined)?.authScopes as
+      { scope?: string; anyScope?: readonly string[]; authenticated?: boolean; widgetToken?: boolean } | undefined;
+    const alternatives = [
+      ...(authScopes?.authenticated ? [''] : []),
+      ...(authScopes?.scope ? [authScopes.scope] : []),
+      ...(authScopes?.anyScope ?? []),
+      ...(authScopes?.widgetToken ? [anyWidgetToken] : []),
+    ];
     if (alternatives.length) found.add(alternatives.join('|'));
   };
   for (const key of keys) {
@@ -286,7 +295,7 @@ export class RouteDescriber {
 const needText = (need: string) =>
   need
     .split('|')
-    .map((scope) => (scope ? `the \`${scope}\` scope` : 'an API key'))
+    .map((scope) => (scope === anyWidgetToken ? 'a widget token' : scope ? `the \`${scope}\` scope` : 'an API key'))
     .join(' or ');
 
 function scopeSentence(needs: string[]): string {
@@ -297,7 +306,7 @@ function scopeSentence(needs: string[]): string {
 }
 
 function forbiddenText(needs: string[]): string {
-  const named = [...new Set(needs.flatMap((need) => need.split('|')).filter(Boolean))].map((scope) => `\`${scope}\``);
+  const named = [...new Set(needs.flatMap((need) => need.split('|')).filter((scope) => scope && scope !== anyWidgetToken))].map((scope) => `\`${scope}\``);
   const scope = named.length ? `the credential lacks ${named.join(' or ')}` : 'a widget token asked for more than the directory';
   return `\`insufficient_scope\`: ${scope}; or the client address or page origin is not allowed for it (\`ip_not_allowed\`, \`origin_not_allowed\`).`;
 }
