@@ -116,7 +116,7 @@ export function createApp(options: AppOptions): App {
     gate,
     yoga,
     responseCache: graphqlResponseCache,
-    rest: createRestRouter(restRoutes, responseCache),
+    rest: createRestRouter(restRoutes, responseCache, openConnections),
     usage,
     maxBodyBytes: config.MAX_BODY_BYTES,
     publicUrl: config.PUBLIC_URL,

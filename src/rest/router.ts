@@ -3,6 +3,7 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable } from 'graphql-yoga';
 import { unauthenticated } from '../access/keys.js';
 import { hasScope, insufficientScope } from '../access/principal.js';
+import { revocableStream, type OpenConnections } from '../access/revocation.js';
 import { prefersEventStream } from '../events/http-subscriptions.js';
 import type { Context } from '../graphql/context.js';
 import { markLogged } from '../graphql/errors.js';
@@ -210,8 +211,10 @@ export interface RestRouter {
  * Serves every REST route by one handler: the request becomes the route's operation, run through
  * Yoga's envelop. GETs go through `responseCache` when there is one; without it every GET runs its
  * operation, and its ETag is still the representation's own, so a conditional GET of an unchanged one gets 304.
+ * Event streams are held in `openConnections`, which ends them when their credential stops being
+ * valid or the server shuts down; without it (the CLI, which streams nothing) they are not held.
  */
-export function createRestRouter(routes: RestRoute[], responseCache: ResponseCache | undefined): RestRouter {
+export function createRestRouter(routes: RestRoute[], responseCache: ResponseCache | undefined, openConnections?: Pick<OpenConnections, 'hold'>): RestRouter {
   const matchables = routes.map(matchable);
 
   const operationArgs = (compiled: CompiledOperationRoute, variables: Record<string, unknown>, contextValue: unknown): OperationArgs => ({
@@ -235,8 +238,9 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
    * document with its status; one after is the stream's last event, `event: error`.
    */
   async function sendEventStream(response: ServerResponse, stream: CompiledOperationRoute, variables: Record<string, unknown>, context: Context, enveloped: Enveloped) {
-    const results = (await enveloped.subscribe(operationArgs(stream, variables, context))) as AsyncIterable<ExecutionResult<Record<string, unknown>>> | ExecutionResult;
-    if (!isAsyncIterable(results)) throw problemOf(stream, results.errors?.[0] ?? new GraphQLError('The event stream did not start.'));
+    const subscribed = (await enveloped.subscribe(operationArgs(stream, variables, context))) as AsyncIterable<ExecutionResult<Record<string, unknown>>> | ExecutionResult;
+    if (!isAsyncIterable(subscribed)) throw problemOf(stream, subscribed.errors?.[0] ?? new GraphQLError('The event stream did not start.'));
+    const results = openConnections && context.principal ? revocableStream(openConnections, context.principal, subscribed) : subscribed;
     const shape = stream.shape ?? ((value: unknown) => value);
     const failed = (error: AppError) => `event: error\ndata: ${JSON.stringify(problemFor(error, context.requestId))}\n\n`;
     const message = (result: ExecutionResult<Record<string, unknown>>) => {

@@ -177,6 +177,17 @@ describe('the REST event stream', () => {
     await expect.poll(() => subscriptionsActive(server.url)).toBe(before);
   });
 
+  it('ends at once when its key is revoked', async () => {
+    const serviceId = await openService(server.prisma, { capacity: 1 });
+    const day = futureSlot(34).slice(0, 10);
+    const { key, keyId } = await server.createKey({ scopes: ['bookings:read'] });
+    const feed = await openFeed('rest-sse', { baseUrl: server.url, credential: key, serviceId, startDate: day, endDate: day, timeoutMs: 5_000 });
+    feeds.push(feed);
+    await feed.take(slotsPerDay);
+    expect((await operator('DELETE', `/v1/admin/api_keys/${keyId}`)).status).toBe(200);
+    await expect(feed.next()).rejects.toThrow('the stream ended');
+  });
+
   it('leaves plain JSON requests answered as before, and says the answer varies by Accept', async () => {
     const serviceId = await openService(server.prisma, { capacity: 1 });
     const day = futureSlot(34).slice(0, 10);
