@@ -437,7 +437,7 @@ export interface paths {
         };
         /**
          * Get a service
-         * @description Needs an API key or the `directory:read` scope (`admin` has every scope).
+         * @description Needs an API key or a widget token (`admin` has every scope).
          *
          *     Runs the GraphQL operation `GetService`.
          */
@@ -465,7 +465,7 @@ export interface paths {
          *
          *     With `Accept: text/event-stream` (preferred to JSON) the answer is a stream of server-sent events instead, one `data:` JSON object per slot, `{ service_id, start_time, end_time, capacity, remaining }`: first every slot of the range that has not started (the current state, so a client that reconnects misses nothing), then each slot whose `remaining` changes, as the change commits (bookings, cancels, reschedules, holds placed, released or expired, waitlist offers, an operator changing the service); a slot taken out of the schedule is sent once with `remaining` 0. Widget tokens read it too: availability is public.
          *
-         *     Needs the `bookings:read` scope or the `bookings:book` scope or the `directory:read` scope, and an API key or the `directory:read` scope (`admin` has every scope).
+         *     Needs the `bookings:read` scope or the `bookings:book` scope or a widget token, and an API key or a widget token (`admin` has every scope).
          *
          *     Runs the GraphQL operation `ServiceAvailability`.
          */
@@ -2841,7 +2841,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `directory:read`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2908,7 +2908,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:read` or `bookings:book` or `directory:read`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: the credential lacks `bookings:read` or `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
