@@ -19,7 +19,6 @@ import { entityTag, isNotModified } from './conditional.js';
 import { compileOperationRoute, type CompiledOperationRoute } from './operation-route.js';
 import { isOperationRoute, recordsPath, type HttpMethod, type RestRoute } from './route.js';
 
-/** What runs a route's operation: Yoga's envelop for a request (`yoga.getEnveloped`), so REST gets every plugin /graphql has. */
 interface OperationArgs {
   schema: typeof schema;
   document: CompiledOperationRoute['document'];
@@ -28,6 +27,7 @@ interface OperationArgs {
   operationName: string;
 }
 
+/** What runs a route's operation: Yoga's envelop for a request (`yoga.getEnveloped`), so REST gets every plugin /graphql has. */
 export interface Enveloped {
   contextFactory(): Promise<unknown> | unknown;
   execute(args: OperationArgs): Promise<unknown> | unknown;
@@ -162,6 +162,10 @@ function problemOf(compiled: CompiledOperationRoute, error: GraphQLError): AppEr
   return new AppError(code, compiled.restTextOf(error.message, fields), { fieldErrors, headers });
 }
 
+/** The value at the route's answer path in an operation's `data`. */
+const answerIn = (compiled: CompiledOperationRoute, data: Record<string, unknown>): unknown =>
+  compiled.answerPath.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], data);
+
 /** The REST answer of an operation's result: the list page, or the answer object with its status and headers. */
 function answerOf(compiled: CompiledOperationRoute, data: Record<string, unknown>, url: URL): Answer {
   const { route } = compiled;
@@ -170,7 +174,7 @@ function answerOf(compiled: CompiledOperationRoute, data: Record<string, unknown
   for (const [header, path] of Object.entries(route.flags ?? {})) {
     if (valuesAt(data, path.split('.'))[0] === true) headers[header] = 'true';
   }
-  const answer = compiled.answerPath.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], data);
+  const answer = answerIn(compiled, data);
   const shape = compiled.shape ?? ((value: unknown) => value);
   if (compiled.isList) {
     const connection = answer as { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; endCursor?: string | null } };
@@ -242,19 +246,32 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
     if (!isAsyncIterable(subscribed)) throw problemOf(stream, subscribed.errors?.[0] ?? new GraphQLError('The event stream did not start.'));
     const results = openConnections && context.principal ? revocableStream(openConnections, context.principal, subscribed) : subscribed;
     const shape = stream.shape ?? ((value: unknown) => value);
-    const failed = (error: AppError) => `event: error\ndata: ${JSON.stringify(problemFor(error, context.requestId))}\n\n`;
-    const message = (result: ExecutionResult<Record<string, unknown>>) => {
-      const firstError = result.errors?.[0];
-      if (firstError) return failed(problemOf(stream, firstError));
-      return `data: ${JSON.stringify(shape(stream.answerPath.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], result.data)))}\n\n`;
+    const iterator = results[Symbol.asyncIterator]();
+    // Not an async generator: its return() would wait behind a next() waiting for the next event,
+    // and a client that leaves would hold its subscription until then. A result with an error ends
+    // the stream as a failure does.
+    const answers: AsyncIterable<unknown> = {
+      [Symbol.asyncIterator]: () => ({
+        async next() {
+          const next = await iterator.next();
+          if (next.done) return next;
+          const firstError = next.value.errors?.[0];
+          if (firstError) throw problemOf(stream, firstError);
+          return { done: false, value: shape(answerIn(stream, next.value.data!)) };
+        },
+        return: async () => (await iterator.return?.()) ?? { done: true, value: undefined },
+      }),
     };
-    const streamFailed = (error: unknown) => {
+    const failed = (error: unknown) => {
       const problem = error instanceof AppError ? error : databaseUnavailable(error);
-      if (problem) return failed(problem);
-      context.services.logger.error({ err: error, request_id: context.requestId }, 'event stream failed');
-      return failed(new AppError('internal_error', 'Something went wrong on our side.'));
+      if (!problem) context.services.logger.error({ err: error, request_id: context.requestId }, 'event stream failed');
+      const sent = problem ?? new AppError('internal_error', 'Something went wrong on our side.');
+      return `event: error\ndata: ${JSON.stringify(problemFor(sent, context.requestId))}\n\n`;
     };
-    await writeFetchResponse(response, eventStreamResponse(results, message, streamFailed));
+    await writeFetchResponse(
+      response,
+      eventStreamResponse(answers, (answer) => `data: ${JSON.stringify(answer)}\n\n`, failed),
+    );
   }
 
   function refuseWithoutAccess(route: RestRoute, context: Context) {

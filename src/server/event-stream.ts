@@ -30,6 +30,8 @@ export function eventStreamResponse<Item>(items: AsyncIterable<Item>, message: (
       } catch (error) {
         if (!failure) throw error;
         end(controller, failure(error));
+        // What the items came from is let go of, as when the client leaves.
+        await iterator.return?.();
         return;
       }
       if (next.done) end(controller, 'event: complete\ndata:\n\n');
