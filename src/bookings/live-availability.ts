@@ -74,9 +74,7 @@ function changesSince(sent: Map<number, AvailableSlot>, read: AvailabilityRead):
   return changed;
 }
 
-async function* availabilityStream(context: Context, serviceId: string, startDate: Date, endDate: Date): AsyncGenerator<AvailableSlot> {
-  // Joined before the first read: a change committed after it is announced to this stream.
-  const notices = context.services.availabilityBus.subscribe(serviceId)[Symbol.asyncIterator]();
+async function* availabilityStream(context: Context, notices: AsyncIterator<AvailabilityNotice>, serviceId: string, startDate: Date, endDate: Date): AsyncGenerator<AvailableSlot> {
   try {
     const sent = new Map<number, AvailableSlot>();
     yield* changesSince(sent, await readAvailability(context, serviceId, startDate, endDate));
@@ -94,8 +92,20 @@ async function* availabilityStream(context: Context, serviceId: string, startDat
  * The live availability of a service's range: its current state, then each change. The range and the
  * service are checked before the stream starts, so a bad range or an unknown service is an error answer.
  */
-export async function availabilityChanges(context: Context, serviceId: string, startDate: Date, endDate: Date): Promise<AsyncGenerator<AvailableSlot>> {
+export async function availabilityChanges(context: Context, serviceId: string, startDate: Date, endDate: Date): Promise<AsyncIterableIterator<AvailableSlot>> {
   checkAvailabilityRange(startDate, endDate);
   await findService(context, serviceId);
-  return availabilityStream(context, serviceId, startDate, endDate);
+  // Joined before the first read: a change committed after it is announced to this stream.
+  const notices = context.services.availabilityBus.subscribe(serviceId)[Symbol.asyncIterator]();
+  const slots = availabilityStream(context, notices, serviceId, startDate, endDate);
+  const stream: AsyncIterableIterator<AvailableSlot> = {
+    [Symbol.asyncIterator]: () => stream,
+    next: () => slots.next(),
+    // Leaving the bus first answers a next() waiting for a notice: the stream ends now, not at the service's next change.
+    async return() {
+      await notices.return?.();
+      return slots.return(undefined);
+    },
+  };
+  return stream;
 }
