@@ -65,13 +65,14 @@ async function serve(databaseUrl: string) {
   const { prisma } = database;
   const { service } = await createBenchService(prisma);
   const secrets = createSecretBox(randomSecretsKey());
-  const keyIn = async (name: string, scopes: ('bookings:read' | 'bookings:write' | 'directory:read')[]) => {
+  const keyIn = async (name: string, scopes: ('bookings:read' | 'bookings:write')[]) => {
     const account = await prisma.account.create({ data: { id: newId('account'), name } });
     return (await createApiKey(prisma, secrets, { accountId: account.id, plan: 'enterprise', promo: true, scopes })).key;
   };
-  // The widgets' side reads only the directory and availability; the booker is another account.
+  // API keys stand in for the widgets' tokens, whose per-minute budget is shared by each client
+  // address (all subscribers here come from one). They read and book nothing; the booker is another account.
   const subscriberKeys: string[] = [];
-  for (let index = 0; index < Math.ceil(subscriberCount / subscribersPerKey); index++) subscriberKeys.push(await keyIn(`Widgets ${index}`, ['directory:read']));
+  for (let index = 0; index < Math.ceil(subscriberCount / subscribersPerKey); index++) subscriberKeys.push(await keyIn(`Widgets ${index}`, ['bookings:read']));
   const bookingKey = await keyIn('Box office', ['bookings:read', 'bookings:write']);
   const app = createApp({ config, database, secrets });
   const url = await app.listen(0, '127.0.0.1');
@@ -94,6 +95,7 @@ async function subscribe(fixture: Fixture, share: Share, firstIndex: number) {
   /** Receipt times of each changed slot (by start time), over all of this process's subscribers. */
   const receipts = new Map<string, number[]>();
   const feeds: AvailabilityFeed[] = [];
+  const snapshots: Promise<unknown>[] = [];
   try {
     let index = firstIndex;
     for (const [transport, count] of Object.entries(share) as [Transport, number][]) {
@@ -108,9 +110,10 @@ async function subscribe(fixture: Fixture, share: Share, firstIndex: number) {
         });
         feeds.push(feed);
         // The first slots are the state when it subscribed; every one after is a change, timed as it arrives.
-        // A stream that fails stops here, and counts as a subscriber not reached.
-        void feed
-          .take(slotsInRange)
+        const snapshot = feed.take(slotsInRange);
+        snapshots.push(snapshot);
+        // A stream that fails later stops here, and counts as a subscriber not reached.
+        void snapshot
           .then(async () => {
             for (;;) {
               const slot = await feed.next();
@@ -121,14 +124,14 @@ async function subscribe(fixture: Fixture, share: Share, firstIndex: number) {
             }
           })
           .catch(() => undefined);
-        // Opened in steps, so the server's connection_init deadline is not outrun.
-        if (feeds.length % 100 === 0) await until(() => feeds.every((each) => each.received.length >= slotsInRange), 'the first states');
+        // Opened in steps, so the server's connection_init deadline is not outrun; a refusal fails the run.
+        if (feeds.length % 100 === 0) await Promise.all(snapshots);
       }
     }
-    await until(() => feeds.every((feed) => feed.received.length >= slotsInRange), 'every subscriber to have the current state');
+    await Promise.all(snapshots);
     send({ ready: feeds.length });
   } catch (error) {
-    send({ failed: String(error) });
+    process.send!({ failed: String(error) } satisfies FromSubscribers, () => process.exit(1));
     return;
   }
   process.on('message', (message: ToSubscribers) => {
@@ -240,7 +243,15 @@ async function benchDatabase(label: string, databaseUrl: string) {
       }),
     );
   } finally {
-    for (const child of subscribers) if (child.connected) child.send({ close: true } satisfies ToSubscribers);
+    // The subscribers leave first, so the server's shutdown closes none of their streams.
+    await Promise.all(
+      subscribers.map((child) => {
+        if (child.exitCode !== null) return undefined;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        if (child.connected) child.send({ close: true } satisfies ToSubscribers);
+        return exited;
+      }),
+    );
     server.disconnect();
   }
 }

@@ -121,6 +121,8 @@ export async function openFeed(transport: Transport, request: FeedRequest): Prom
       connectionParams: { authorization: `Bearer ${request.credential}` },
       retryAttempts: 0,
       lazy: false,
+      // The subscription's own sink hears a socket that fails; graphql-ws would also print it.
+      onNonLazyError: () => undefined,
     });
     const { feed, push, fail } = feedOf(() => void client.dispose(), timeoutMs);
     client.subscribe<GraphQLPayload['data']>(
