@@ -145,6 +145,24 @@ describe.each(['graphql-ws', 'graphql-sse', 'rest-sse'] as const)('availabilityC
   });
 });
 
+describe('a waitlist offer', () => {
+  it('sends the places a release leaves once the offer it makes in the same commit has taken its own', async () => {
+    const days = 38;
+    const day = futureSlot(days).slice(0, 10);
+    const slot = futureSlot(days, 21);
+    const serviceId = await openService(server.prisma, { capacity: 4 });
+    const feed = await open('graphql-ws', serviceId, day);
+    await feed.take(slotsPerDay);
+    const hold = await succeeded(booker('POST', '/v1/holds', { service_id: serviceId, start_time: slot, party_size: 4 }));
+    expect(at([await feed.next()])).toEqual([[slot, 0]]);
+    await succeeded(booker('POST', '/v1/waitlist_entries', { service_id: serviceId, start_time: slot, party_size: 1, customer }));
+    await succeeded(booker('DELETE', `/v1/holds/${String(hold['id'])}`), 200);
+    // Released 4, offered 1 to the line: 3 left, never 4.
+    expect(at([await feed.next()])).toEqual([[slot, 3]]);
+    expect(await server.prisma.waitlistEntry.count({ where: { serviceId, status: 'offered' } })).toBe(1);
+  });
+});
+
 describe('an operator changing the schedule', () => {
   it('sends the slots taken out of it once, with no places left, and those added', async () => {
     const days = 33;
