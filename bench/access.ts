@@ -114,6 +114,7 @@ async function benchGate(redisUrl: string | undefined) {
     logger: pino({ level: 'silent' }),
     clock: acceleratedClock(),
     bookingEventBus: announcements.bookingEvents,
+    availabilityBus: announcements.availability,
     revokedCredentials: announcements.revokedCredentials,
     config: loadConfig({}),
     secrets: database.secrets,

@@ -220,7 +220,7 @@ export interface paths {
         put?: never;
         /**
          * Create a widget token
-         * @description A public `wt_…` token for the embeddable widget: it reads the directory only, only from its `allowed_origins`, within its own per-minute limit.
+         * @description A public `wt_…` token for the embeddable widget: it reads the directory and services' availability (public, `GET /v1/services/{id}` and its `/availability`, live too) only, only from its `allowed_origins`, within its own per-minute limit.
          *
          *     Needs the `admin` scope (`admin` has every scope).
          *
@@ -461,7 +461,7 @@ export interface paths {
         };
         /**
          * Get a service
-         * @description Needs an API key or the `bookings:book` scope (`admin` has every scope).
+         * @description Needs an API key or a widget token (`admin` has every scope).
          *
          *     Runs the GraphQL operation `GetService`.
          */
@@ -485,9 +485,11 @@ export interface paths {
          * List free slots
          * @description Every slot of the service starting on the local days `start_date` … `end_date` (in the service's `timezone`, both inclusive, at most 31 days) that has not started, oldest first, with the places it has (`capacity`) and the places left (`remaining`: `capacity` minus confirmed bookings' and unexpired holds' places).
          *
-         *     Slots start at `opens + k × slot_minutes` local time on each season day with opening hours, while the visit (`duration_minutes`) ends by `closes`. On the night clocks go back a repeated local time has two slots; on the night they go forward a missing one has none. A booking, a cancel or a reschedule changes the answer at once, so pages can poll it with `If-None-Match`.
+         *     Slots start at `opens + k × slot_minutes` local time on each season day with opening hours, while the visit (`duration_minutes`) ends by `closes`. On the night clocks go back a repeated local time has two slots; on the night they go forward a missing one has none. A booking, a cancel or a reschedule changes the answer at once, so pages can poll it with `If-None-Match`, or follow it live.
          *
-         *     Needs the `bookings:read` scope or the `bookings:book` scope, and an API key or the `bookings:book` scope (`admin` has every scope).
+         *     With `Accept: text/event-stream` (preferred to JSON) the answer is a stream of server-sent events instead, one `data:` JSON object per slot, `{ service_id, start_time, end_time, capacity, remaining }`: first every slot of the range that has not started (the current state, so a client that reconnects misses nothing), then each slot whose `remaining` changes, as the change commits (bookings, cancels, reschedules, holds placed, released or expired, waitlist offers, an operator changing the service); a slot taken out of the schedule is sent once with `remaining` 0. Widget tokens read it too: availability is public.
+         *
+         *     Needs the `bookings:read` scope or the `bookings:book` scope or a widget token, and an API key or a widget token (`admin` has every scope).
          *
          *     Runs the GraphQL operation `ServiceAvailability`.
          */
@@ -1092,7 +1094,7 @@ export interface components {
         };
         CreateWidgetTokenInput: {
             account_id: string;
-            /** @description The widget may also read a service's availability, hold, release a hold, book a hold and join a waitlist (scope bookings:book); never read or change bookings. */
+            /** @description The widget may also hold, release a hold, book a hold and join a waitlist (scope bookings:book); never read or change bookings. Every widget token reads services and their availability. */
             allow_booking?: boolean;
             /** @description At least one: the only origins the token works from. */
             allowed_origins: string[];
@@ -2935,7 +2937,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
-            /** @description `insufficient_scope`: the credential lacks `bookings:book`; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
+            /** @description `insufficient_scope`: a widget token asked for more than the directory; or the client address or page origin is not allowed for it (`ip_not_allowed`, `origin_not_allowed`). */
             403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2996,6 +2998,7 @@ export interface operations {
                             remaining: number;
                         }[];
                     };
+                    "text/event-stream": string;
                 };
             };
             304: components["responses"]["NotModified"];

@@ -43,7 +43,8 @@ const CreateWidgetTokenInput = builder.inputType('CreateWidgetTokenInput', {
     rateLimitPerMinute: t.int(),
     name: t.string(),
     allowBooking: t.boolean({
-      description: "The widget may also read a service's availability, hold, release a hold, book a hold and join a waitlist (scope bookings:book); never read or change bookings.",
+      description:
+        'The widget may also hold, release a hold, book a hold and join a waitlist (scope bookings:book); never read or change bookings. Every widget token reads services and their availability.',
     }),
   }),
 });

@@ -44,7 +44,8 @@ export const ApiKeyNode = builder.prismaNode('ApiKey', {
 });
 
 builder.prismaObject('WidgetToken', {
-  description: 'A public token for the embeddable widget: reads the directory (and books, with allowBooking), only from its allowed origins. Its id is the token.',
+  description:
+    "A public token for the embeddable widget: reads the directory and services' availability (and books, with allowBooking), only from its allowed origins. Its id is the token.",
   fields: (t) => ({
     id: t.exposeID('id'),
     accountId: t.exposeID('accountId'),

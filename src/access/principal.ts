@@ -9,7 +9,7 @@ export function isScope(value: string): value is Scope {
   return (scopes as readonly string[]).includes(value);
 }
 
-/** Who is calling: an API key, or a public widget token that reads the directory (and, if its operator allowed it, books). */
+/** Who is calling: an API key, or a public widget token that reads the directory and services' availability (and, if its operator allowed it, books). */
 export type Principal =
   | {
       kind: 'api_key';
@@ -38,8 +38,9 @@ export function credentialIdOf(principal: Principal): string {
 
 const widgetScopes: readonly Scope[] = ['directory:read'];
 /**
- * bookings:book reads a service and its availability, holds, releases a hold, books a hold and joins a
- * waitlist: what a visitor does on a public page, never reading what others booked.
+ * bookings:book holds, releases a hold, books a hold and joins a waitlist: what a visitor does on a
+ * public page, never reading what others booked. Every widget token reads a service and its
+ * availability, which are public (the `widgetToken` auth scope of src/graphql/builder.ts).
  */
 const bookingWidgetScopes: readonly Scope[] = ['directory:read', 'bookings:book'];
 
@@ -67,7 +68,11 @@ export function hasScope(principal: Principal | null, scope: Scope): boolean {
  */
 export function insufficientScope(missing: readonly Scope[], why?: string): AppError {
   const need =
-    missing.length > 0 ? `This needs the ${missing.join(' or ')} scope.` : why ? 'This needs an API key.' : 'This needs an API key; widget tokens read only the directory.';
+    missing.length > 0
+      ? `This needs the ${missing.join(' or ')} scope.`
+      : why
+        ? 'This needs an API key.'
+        : "This needs an API key; widget tokens read only the directory and services' availability.";
   const message = why ? `${why} ${need}` : need;
   const challenge = missing.length > 0 ? `Bearer error="insufficient_scope", scope="${missing.join(' ')}"` : 'Bearer error="insufficient_scope"';
   return new AppError('insufficient_scope', message, { headers: { 'www-authenticate': challenge } });

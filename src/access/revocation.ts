@@ -198,16 +198,21 @@ export function trackOpenConnections(options: OpenConnectionsOptions): OpenConne
   };
 }
 
+/** `stream`, ended when its credential is revoked, rotated or expires, or the instance shuts down (endAll). */
+export function revocableStream<T>(connections: Pick<OpenConnections, 'hold'>, principal: Principal, stream: AsyncIterable<T>): AsyncIterable<T> {
+  let release: () => void = () => undefined;
+  const revocable = endableStream(stream, () => release());
+  release = connections.hold(principal, revocable.end);
+  return revocable.stream;
+}
+
 /** Ends each GraphQL stream answered over HTTP (SSE, multipart) when its credential is revoked, rotated or expires. */
 export function useStreamRevocation(connections: OpenConnections): Plugin<Record<string, unknown>, { admission: Admission }> {
   return {
     onResultProcess: ({ result, setResult, serverContext }) => {
       const { principal } = serverContext.admission;
       if (!principal || !isAsyncIterable(result)) return;
-      let release: () => void = () => undefined;
-      const revocable = endableStream(result, () => release());
-      release = connections.hold(principal, revocable.end);
-      setResult(revocable.stream);
+      setResult(revocableStream(connections, principal, result));
     },
   };
 }

@@ -59,7 +59,7 @@ export async function bumpAvailability(tx: Prisma.TransactionClient, serviceIds:
  */
 const requestTimes = new WeakMap<object, Date>();
 
-function nowOf(context: Context, execution: object = context): Date {
+export function nowOf(context: Context, execution: object = context): Date {
   let now = requestTimes.get(execution);
   if (!now) requestTimes.set(execution, (now = context.services.clock()));
   return now;
@@ -110,6 +110,7 @@ const placesTakenRead = {
 };
 
 export interface AvailableSlot {
+  serviceId: string;
   startTime: Date;
   endTime: Date;
   capacity: number;
@@ -149,7 +150,8 @@ export function availabilityOf(context: Context, execution: object, service: Ser
   return answer;
 }
 
-async function workOutAvailability(context: Context, execution: object, service: Service, startDate: Date, endDate: Date): Promise<AvailableSlot[]> {
+/** The range rules of every availability answer: startDate not after endDate, at most 31 days in all. */
+export function checkAvailabilityRange(startDate: Date, endDate: Date): void {
   if (startDate.getTime() > endDate.getTime()) {
     const message = 'startDate must not be after endDate.';
     throw new AppError('invalid_parameter', message, { fieldErrors: [{ field: 'startDate', code: 'after_end_date', message }] });
@@ -158,6 +160,10 @@ async function workOutAvailability(context: Context, execution: object, service:
     const message = `endDate is at most ${maxAvailabilityDays - 1} days after startDate (${maxAvailabilityDays} days in all).`;
     throw new AppError('invalid_parameter', message, { fieldErrors: [{ field: 'endDate', code: 'out_of_range', message }] });
   }
+}
+
+async function workOutAvailability(context: Context, execution: object, service: Service, startDate: Date, endDate: Date): Promise<AvailableSlot[]> {
+  checkAvailabilityRange(startDate, endDate);
   const now = nowOf(context, execution).getTime();
   const day = (date: Date) => date.toISOString().slice(0, 10);
   const grid = await slotsBetweenInSteps(scheduleOf(service), day(startDate), day(endDate), () => betweenDays(context));
@@ -169,6 +175,7 @@ async function workOutAvailability(context: Context, execution: object, service:
   });
   const placesAt = new Map(taken.map((row) => [Number(row.at), Number(row.places)]));
   return slots.map((slot) => ({
+    serviceId: service.id,
     startTime: slot.start,
     endTime: slot.end,
     capacity: service.capacity,

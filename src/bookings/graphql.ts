@@ -11,6 +11,7 @@ import { inputRules } from '../graphql/input-coercion.js';
 import { cachedUnderDataVersion } from '../response-cache/graphql-data-versions.js';
 import type { BookableSlot } from './bookable.js';
 import { availabilityOf, executionOf, maxAvailabilityDays, maxAvailableSlots, servicesDataVersion, type AvailableSlot } from './availability.js';
+import { availabilityChanges } from './live-availability.js';
 import { createService, maxOpeningHours, newServiceInput, updateService } from './operators.js';
 import { beyondBookingListCursor, bookingListCursor, bookingListOrder, bookingListOrderBy } from './list.js';
 import { maxSlotsPerDay } from './schedule.js';
@@ -29,8 +30,14 @@ const bookingsRootField = { authScopes: { scope: 'bookings:read' }, extensions: 
 /** Root fields over services: answers are kept until a service, the places of its slots or the minute change. */
 const servicesRootField = { authScopes: { authenticated: true }, extensions: cachedUnderDataVersion(servicesDataVersion) } as const;
 
-/** A booking widget token reads the one service it books (and its availability); API keys read any. */
-const serviceOrBooking = { authenticated: true, scope: 'bookings:book' } as const;
+/**
+ * A service's fields and its availability are public (a page shows them): API keys and every widget
+ * token read any service, though only API keys list them.
+ */
+const serviceReaders = { authenticated: true, widgetToken: true } as const;
+
+/** Availability, one answer or live: keys that read bookings, and every widget token. */
+const availabilityReaders = { anyScope: ['bookings:read', 'bookings:book'], widgetToken: true } as const;
 
 /** Who may create a booking: a booking widget token too, but only from a hold (bookings:book). */
 const bookingWriters = ['bookings:write', 'bookings:book'] as const;
@@ -56,6 +63,7 @@ export const OpeningHoursRef = builder.objectRef<OpeningHours>('OpeningHours').i
 const AvailableSlotRef = builder.objectRef<AvailableSlot>('AvailableSlot').implement({
   description: 'A slot that has not started, with the places confirmed bookings and unexpired holds left in it.',
   fields: (t) => ({
+    serviceId: t.exposeID('serviceId'),
     startTime: t.expose('startTime', { type: 'DateTime' }),
     endTime: t.expose('endTime', { type: 'DateTime', description: 'startTime plus the duration of the service.' }),
     capacity: t.exposeInt('capacity'),
@@ -77,7 +85,7 @@ builder.prismaNode('Service', {
   id: { field: 'id' },
   nullable: true,
   description: 'A bookable offering, such as a timed entry to a haunted house.',
-  authScopes: serviceOrBooking,
+  authScopes: serviceReaders,
   fields: (t) => ({
     name: t.exposeString('name'),
     attractionId: t.exposeID('attractionId'),
@@ -94,7 +102,7 @@ builder.prismaNode('Service', {
     }),
     availability: t.field({
       type: [AvailableSlotRef],
-      authScopes: { anyScope: ['bookings:read', 'bookings:book'] },
+      authScopes: availabilityReaders,
       description: 'The slots starting on the local days startDate … endDate (at most 31) that have not started, oldest first.',
       args: { startDate: t.arg({ type: 'Date', required: true }), endDate: t.arg({ type: 'Date', required: true }) },
       // Weighed by the slots the range can hold, its work and its answer, before anything runs.
@@ -154,6 +162,24 @@ export const BookingRef = builder.prismaNode('Booking', {
     }),
   }),
 });
+
+builder.subscriptionField('availabilityChanged', (t) =>
+  t.field({
+    type: AvailableSlotRef,
+    authScopes: availabilityReaders,
+    description:
+      'The live availability of a service on the local days startDate … endDate (at most 31): first every slot of the range that has not started, as Service.availability lists it, then each slot whose remaining changes, as the change commits (bookings, cancels, reschedules, holds placed, released, booked or expired, waitlist offers, an operator changing the service). A slot an operator takes out of the schedule is sent once with remaining 0. Resuming after a reconnect is subscribing again: the first slots are the current state.',
+    args: {
+      serviceId: t.arg.id({ required: true }),
+      startDate: t.arg({ type: 'Date', required: true }),
+      endDate: t.arg({ type: 'Date', required: true }),
+    },
+    // The work of each read and the first answers: the slots of the range, as for Service.availability.
+    complexity: listOfAtMost(maxAvailabilityDays * maxSlotsPerDay, maxAvailableSlots),
+    subscribe: (_root, args, context) => availabilityChanges(context, String(args.serviceId), args.startDate, args.endDate),
+    resolve: (slot) => slot,
+  }),
+);
 
 builder.queryFields((t) => ({
   bookings: t.connection({
@@ -243,7 +269,7 @@ builder.queryFields((t) => ({
   service: t.prismaField({
     type: 'Service',
     ...servicesRootField,
-    authScopes: serviceOrBooking,
+    authScopes: serviceReaders,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, context) => {
       const service = await context.services.directReads.findUnique(context.prisma.service, 'Service', { ...query, where: { id: String(args.id) } });
@@ -366,7 +392,12 @@ builder.mutationFields((t) => ({
     authScopes: { scope: 'admin' },
     description: 'Changes a service and its schedule (operators); confirmed bookings are never cancelled or moved.',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateServiceInput, required: true }) },
-    resolve: (_query, _root, args, context) => updateService(context.prisma, String(args.id), args.input),
+    resolve: async (_query, _root, args, context) => {
+      const service = await updateService(context.prisma, String(args.id), args.input);
+      // After commit: its capacity or schedule may have changed the places of its slots.
+      context.services.availabilityBus.publish(service.id);
+      return service;
+    },
   }),
   createBooking: t.field({
     type: CreateBookingPayload,

@@ -42,7 +42,7 @@ async function lockAccountLog(tx: Tx, accountId: string): Promise<void> {
 }
 
 /** What a booking transaction needs: a request's context, or the offers worker's. */
-export type TransactionScope = Pick<Context, 'prisma'> & { services: Pick<AppServices, 'clock' | 'bookingEventBus'> };
+export type TransactionScope = Pick<Context, 'prisma'> & { services: Pick<AppServices, 'clock' | 'bookingEventBus' | 'availabilityBus'> };
 
 /** What a transaction's work notes as it goes, for the commit: the events to log and the services whose places moved. */
 export interface ChangeRecord {
@@ -60,15 +60,18 @@ export function bookingLogEvent(booking: Booking, type: BookingEventType, detail
  * cancellation in one account may offer its places to another's waitlist), run again after a write
  * conflict; load failures are 503. Account logs are locked in id order, so two transactions that
  * log in the same accounts cannot deadlock; a change of places moves the availability data version
- * in the same transaction, last. After commit, the events are announced to subscribers.
+ * in the same transaction, last. After commit, the events are announced to subscribers, and the
+ * services whose places moved to their availability subscribers.
  */
 export async function inBookingTransaction<T>(context: TransactionScope, work: (tx: Tx, now: Date, record: ChangeRecord) => Promise<T>): Promise<T> {
   const now = context.services.clock();
   for (let attempt = 1; ; attempt++) {
     try {
+      const places = new Set<string>();
       const { value, logged } = await context.prisma.$transaction(async (tx) => {
         const pending: LogEventInput[] = [];
-        const places = new Set<string>();
+        // An attempt run again after a conflict notes its services afresh.
+        places.clear();
         const value = await work(tx, now, { log: (event) => pending.push(event), placesMoved: (serviceId) => places.add(serviceId) });
         for (const accountId of [...new Set(pending.map((event) => event.accountId))].sort()) await lockAccountLog(tx, accountId);
         const logged: BookingEvent[] = [];
@@ -77,6 +80,7 @@ export async function inBookingTransaction<T>(context: TransactionScope, work: (
         return { value, logged };
       }, transactionLimits);
       for (const event of logged) context.services.bookingEventBus.publish(event.accountId, { eventId: event.id, seq: String(event.seq) });
+      for (const serviceId of places) context.services.availabilityBus.publish(serviceId);
       return value;
     } catch (error) {
       const failure = loadFailure(error);

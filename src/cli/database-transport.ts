@@ -51,6 +51,7 @@ export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transpo
     logger,
     clock: systemClock,
     bookingEventBus: announcements.bookingEvents,
+    availabilityBus: announcements.availability,
     revokedCredentials: openConnections.revokedCredentials,
     config,
     secrets,

@@ -11,6 +11,15 @@ export interface BookingEventNotice {
   seq: string;
 }
 
+/**
+ * What is announced to a service's availability subscribers after a commit moved places in its slots,
+ * or an operator changed it: subscribers read its availability again. It carries nothing to compare:
+ * one notice for several commits is enough.
+ */
+export interface AvailabilityNotice {
+  serviceId: string;
+}
+
 /** Announcements to one account's subscribers, on whichever instance they are connected. */
 export interface AccountChannel<Message> {
   publish(accountId: string, message: Message): void;
@@ -27,8 +36,15 @@ export interface RevokedCredentialBus {
   subscribe(): AsyncIterable<string>;
 }
 
+/** Availability notices, by service, for every instance. */
+export interface AvailabilityBus {
+  publish(serviceId: string): void;
+  subscribe(serviceId: string): AsyncIterable<AvailabilityNotice>;
+}
+
 export interface Announcements {
   bookingEvents: BookingEventBus;
+  availability: AvailabilityBus;
   usageAlerts: UsageAlertBus;
   revokedCredentials: RevokedCredentialBus;
   close(): Promise<void>;
@@ -36,6 +52,7 @@ export interface Announcements {
 
 type Channels = {
   'booking-event': [accountId: string, notice: BookingEventNotice];
+  'availability-change': [serviceId: string, notice: AvailabilityNotice];
   'usage-alert': [accountId: string, alertId: string];
   'credential-revoked': [credentialId: string];
 };
@@ -48,25 +65,26 @@ interface NoticeTarget {
 
 /**
  * The notices on `topic` from now on, as an iterator that answers the newest one not yet taken (or
- * waits for one). A booking-event stream rereads the log past its last event on a notice, so one
- * notice for several commits is enough: a subscriber still sending when more arrive reads once for
- * all of them. It replaces a pubsub queue per subscriber, whose cost thousands of subscribers of one
- * account would each pay per event.
+ * waits for one). A booking-event stream rereads the log past its last event on a notice, and an
+ * availability stream rereads the availability, so one notice for several commits is enough: a
+ * subscriber still sending when more arrive reads once for all of them. It replaces a pubsub queue
+ * per subscriber, whose cost thousands of subscribers of one account or service would each pay per event.
+ * `isNewer` says whether a notice supersedes the one kept (notices through Redis may arrive out of order).
  */
-function newestNotices(target: NoticeTarget, topic: string): AsyncIterable<BookingEventNotice> {
+function newestNotices<Notice>(target: NoticeTarget, topic: string, isNewer: (notice: Notice, kept: Notice) => boolean): AsyncIterable<Notice> {
   return {
     [Symbol.asyncIterator]() {
       const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
-      let newest: BookingEventNotice | undefined;
-      let waiting: ((result: IteratorResult<BookingEventNotice>) => void) | undefined;
+      let newest: Notice | undefined;
+      let waiting: ((result: IteratorResult<Notice>) => void) | undefined;
       let closed = false;
       const listener = (event: Event) => {
-        const notice = (event as CustomEvent<BookingEventNotice>).detail;
+        const notice = (event as CustomEvent<Notice>).detail;
         if (waiting) {
           const answer = waiting;
           waiting = undefined;
           answer({ done: false, value: notice });
-        } else if (!newest || BigInt(notice.seq) > BigInt(newest.seq)) {
+        } else if (newest === undefined || isNewer(notice, newest)) {
           newest = notice;
         }
       };
@@ -75,7 +93,7 @@ function newestNotices(target: NoticeTarget, topic: string): AsyncIterable<Booki
       return {
         next() {
           if (closed) return Promise.resolve(done);
-          if (newest) {
+          if (newest !== undefined) {
             const value = newest;
             newest = undefined;
             return Promise.resolve({ done: false, value });
@@ -139,7 +157,12 @@ export function createAnnouncements(options: {
     bookingEvents: {
       publish: (accountId, notice) => pubSub.publish('booking-event', accountId, notice),
       // The topic createPubSub publishes an account's notices under.
-      subscribe: (accountId) => newestNotices(eventTarget, `booking-event:${accountId}`),
+      subscribe: (accountId) => newestNotices<BookingEventNotice>(eventTarget, `booking-event:${accountId}`, (notice, kept) => BigInt(notice.seq) > BigInt(kept.seq)),
+    },
+    availability: {
+      publish: (serviceId) => pubSub.publish('availability-change', serviceId, { serviceId }),
+      // Every notice of a service says the same: the latest is kept, and an availability read begun after it is what it asks for.
+      subscribe: (serviceId) => newestNotices<AvailabilityNotice>(eventTarget, `availability-change:${serviceId}`, () => true),
     },
     usageAlerts: {
       publish: (accountId, alertId) => pubSub.publish('usage-alert', accountId, alertId),

@@ -62,6 +62,18 @@ export function subscriptionTransportFor(accept: string | null): SubscriptionTra
   return null;
 }
 
+/** Media ranges that take a JSON answer: a route answering JSON or an event stream answers JSON to them. */
+const jsonRanges = new Set(['application/json', 'application/*', '*/*']);
+
+/**
+ * Whether a request that may be answered as JSON or as an event stream asks for the stream: of the
+ * two, its Accept header prefers `text/event-stream`, named as such. No Accept header takes JSON.
+ */
+export function prefersEventStream(accept: string | undefined): boolean {
+  const range = parseAccept(accept ?? null).find((candidate) => candidate.type === 'text/event-stream' || jsonRanges.has(candidate.type));
+  return range?.type === 'text/event-stream';
+}
+
 export const notAcceptableMessage = 'A subscription over HTTP is sent as text/event-stream or as multipart/mixed;subscriptionSpec=1.0 (Apollo); the Accept header allows neither.';
 
 /** How often an idle multipart stream sends an empty part, so clients and proxies see it alive. */

@@ -149,7 +149,7 @@ export function connectionWith<Args extends Record<string, unknown>>(largestWork
 export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;
-  AuthScopes: { scope: Scope; anyScope: readonly Scope[]; authenticated: boolean };
+  AuthScopes: { scope: Scope; anyScope: readonly Scope[]; authenticated: boolean; widgetToken: boolean };
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     Date: { Input: Date; Output: Date | string };
@@ -165,9 +165,11 @@ export const builder = new SchemaBuilder<{
     // Refuse a subscription when it is made, not silently at its first event.
     authorizeOnSubscribe: true,
     // `authenticated` means an API key: a widget token holds only directory:read, so every field
-    // that is not explicitly a directory read refuses it.
+    // that is not explicitly a directory read refuses it, but for what names `widgetToken` (what
+    // is public beyond the directory: services and their availability).
     authScopes: (context) => ({
       authenticated: isApiKey(context.principal),
+      widgetToken: context.principal?.kind === 'widget_token',
       scope: (scope: Scope) => hasScope(context.principal, scope),
       anyScope: (wanted: readonly Scope[]) => wanted.some((scope) => hasScope(context.principal, scope)),
     }),

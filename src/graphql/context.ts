@@ -4,7 +4,7 @@ import type { Principal } from '../access/principal.js';
 import type { Clock } from '../shared/clock.js';
 import type { ReadRows } from '../db/connection.js';
 import type { DirectReads } from '../db/root-reads.js';
-import type { BookingEventBus, RevokedCredentialBus, UsageAlertBus } from '../events/bus.js';
+import type { AvailabilityBus, BookingEventBus, RevokedCredentialBus, UsageAlertBus } from '../events/bus.js';
 import type { Config } from '../config.js';
 import type { SecretBox } from '../shared/secrets.js';
 import type { DataVersionReads } from '../response-cache/response-cache.js';
@@ -19,6 +19,8 @@ export interface AppServices {
   logger: Logger;
   clock: Clock;
   bookingEventBus: BookingEventBus;
+  /** Services whose availability changed, announced to every instance (src/bookings/live-availability.ts). */
+  availabilityBus: AvailabilityBus;
   /** Revoked and rotated credentials, announced to every instance (see src/access/revocation.ts). */
   revokedCredentials: RevokedCredentialBus;
   config: Config;

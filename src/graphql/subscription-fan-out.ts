@@ -32,19 +32,35 @@ function sharedResult(event: unknown, group: string, run: () => Promise<Executio
   return result;
 }
 
-async function* mapped(source: AsyncIterator<unknown>, args: ExecutionArgs, group: string): AsyncGenerator<ExecutionResult> {
-  try {
-    for (;;) {
-      const next = await source.next();
-      if (next.done) return;
-      yield await sharedResult(next.value, group, async () => execute({ ...args, rootValue: next.value }));
-    }
-  } finally {
-    await source.return?.();
-  }
+/**
+ * The source's events as results. Not an async generator: its return() would wait behind a next()
+ * waiting for the source's next event, so a subscriber that leaves would hold what its source holds
+ * until then; here it reaches the source at once.
+ */
+function mapped(source: AsyncIterator<unknown>, args: ExecutionArgs, group: string): AsyncIterableIterator<ExecutionResult> {
+  const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
+  const results: AsyncIterableIterator<ExecutionResult> = {
+    [Symbol.asyncIterator]: () => results,
+    async next() {
+      let next: IteratorResult<unknown>;
+      try {
+        next = await source.next();
+      } catch (error) {
+        await source.return?.();
+        throw error;
+      }
+      if (next.done) return done;
+      return { done: false, value: await sharedResult(next.value, group, async () => execute({ ...args, rootValue: next.value })) };
+    },
+    async return() {
+      await source.return?.();
+      return done;
+    },
+  };
+  return results;
 }
 
-async function fanOutSubscribe(args: ExecutionArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
+async function fanOutSubscribe(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!(Symbol.asyncIterator in source)) return source;
   return mapped(source[Symbol.asyncIterator](), args, groupOf(args));

@@ -177,6 +177,8 @@ export interface CompiledOperationRoute {
   answerKey: AnswerKey;
   itemKeys: readonly AnswerKey[];
   variableTypes: ReadonlyMap<string, GraphQLInputType>;
+  /** The route's event stream (its subscription), compiled as a route of its own on the same path. */
+  eventStream: CompiledOperationRoute | undefined;
 }
 
 const pageVariables = { first: 'limit', after: 'cursor', orderBy: 'sort' } as const;
@@ -322,6 +324,9 @@ export function compileOperationRoute(schema: GraphQLSchema, route: OperationRou
     answerKey: answer,
     itemKeys,
     variableTypes,
+    eventStream:
+      route.eventStream &&
+      compileOperationRoute(schema, { method: route.method, path: route.path, ...route.eventStream, ...(route.parameters ? { parameters: route.parameters } : {}) }),
   };
 }
 

@@ -15,7 +15,10 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
  * - enum values are lowercase, nested connections are arrays of their nodes, and keys aliased
  *   `_…` are read for headers (Last-Modified) but never sent;
  * - a GET whose root fields all declare a data version has its responses cached (src/response-cache/);
- *   every 200 to a GET carries an ETag, and a matching conditional GET gets 304.
+ *   every 200 to a GET carries an ETag, and a matching conditional GET gets 304;
+ * - a GET with an `eventStream` whose Accept header prefers `text/event-stream` runs that subscription
+ *   instead, its variables filled the same way, and sends each result's answer, in REST form, as one
+ *   server-sent event (`data: {…}`).
  */
 export interface OperationRoute {
   method: HttpMethod;
@@ -46,6 +49,8 @@ export interface OperationRoute {
   scope?: Scope;
   /** max-age of Cache-Control on successful GETs. */
   cacheSeconds?: number;
+  /** The subscription that answers the route as server-sent events, and the dotted path of each event's answer in its `data`. */
+  eventStream?: { operation: DocumentNode; answer: string };
 }
 
 /** A route that serves a fixed document (the OpenAPI documents), without a credential. */

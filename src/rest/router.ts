@@ -1,28 +1,37 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ExecutionResult, GraphQLError } from 'graphql';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import { isAsyncIterable } from 'graphql-yoga';
 import { unauthenticated } from '../access/keys.js';
 import { hasScope, insufficientScope } from '../access/principal.js';
+import { revocableStream, type OpenConnections } from '../access/revocation.js';
+import { prefersEventStream } from '../events/http-subscriptions.js';
 import type { Context } from '../graphql/context.js';
 import { markLogged } from '../graphql/errors.js';
 import { schema } from '../graphql/schema.js';
-import { AppError, isErrorCode, statusForCode, type FieldError } from '../shared/errors.js';
+import { AppError, databaseUnavailable, isErrorCode, statusForCode, type FieldError } from '../shared/errors.js';
 import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
 import { restRequestKey } from '../response-cache/request-keys.js';
 import type { ResponseCache } from '../response-cache/response-cache.js';
+import { eventStreamResponse } from '../server/event-stream.js';
+import { writeFetchResponse } from '../server/fetch-response.js';
+import { problemFor } from '../server/problem.js';
 import { entityTag, isNotModified } from './conditional.js';
 import { compileOperationRoute, type CompiledOperationRoute } from './operation-route.js';
 import { isOperationRoute, recordsPath, type HttpMethod, type RestRoute } from './route.js';
 
+interface OperationArgs {
+  schema: typeof schema;
+  document: CompiledOperationRoute['document'];
+  variableValues: Record<string, unknown>;
+  contextValue: unknown;
+  operationName: string;
+}
+
 /** What runs a route's operation: Yoga's envelop for a request (`yoga.getEnveloped`), so REST gets every plugin /graphql has. */
 export interface Enveloped {
   contextFactory(): Promise<unknown> | unknown;
-  execute(args: {
-    schema: typeof schema;
-    document: CompiledOperationRoute['document'];
-    variableValues: Record<string, unknown>;
-    contextValue: unknown;
-    operationName: string;
-  }): Promise<unknown> | unknown;
+  execute(args: OperationArgs): Promise<unknown> | unknown;
+  subscribe(args: OperationArgs): Promise<unknown> | unknown;
 }
 
 interface MatchableRoute {
@@ -102,9 +111,10 @@ function sendRepresentation(request: IncomingMessage, response: ServerResponse, 
   response.setHeader('etag', representation.tag);
   if (representation.lastModified) response.setHeader('last-modified', representation.lastModified.toUTCString());
   response.setHeader('cache-control', `private, max-age=${route.cacheSeconds ?? 0}`);
-  // Keep what the access gate varies on (Origin, for CORS) and add the credential.
+  // Keep what the access gate varies on (Origin, for CORS) and add the credential, and Accept where it chooses an event stream.
   const vary = response.getHeader('vary');
-  response.setHeader('vary', vary ? `${String(vary)}, Authorization` : 'Authorization');
+  const varies = isOperationRoute(route) && route.eventStream ? 'Authorization, Accept' : 'Authorization';
+  response.setHeader('vary', vary ? `${String(vary)}, ${varies}` : varies);
   if (isNotModified(request.headers, representation.tag, representation.lastModified)) {
     response.writeHead(304);
     response.end();
@@ -152,6 +162,10 @@ function problemOf(compiled: CompiledOperationRoute, error: GraphQLError): AppEr
   return new AppError(code, compiled.restTextOf(error.message, fields), { fieldErrors, headers });
 }
 
+/** The value at the route's answer path in an operation's `data`. */
+const answerIn = (compiled: CompiledOperationRoute, data: Record<string, unknown>): unknown =>
+  compiled.answerPath.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], data);
+
 /** The REST answer of an operation's result: the list page, or the answer object with its status and headers. */
 function answerOf(compiled: CompiledOperationRoute, data: Record<string, unknown>, url: URL): Answer {
   const { route } = compiled;
@@ -160,7 +174,7 @@ function answerOf(compiled: CompiledOperationRoute, data: Record<string, unknown
   for (const [header, path] of Object.entries(route.flags ?? {})) {
     if (valuesAt(data, path.split('.'))[0] === true) headers[header] = 'true';
   }
-  const answer = compiled.answerPath.reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], data);
+  const answer = answerIn(compiled, data);
   const shape = compiled.shape ?? ((value: unknown) => value);
   if (compiled.isList) {
     const connection = answer as { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; endCursor?: string | null } };
@@ -201,21 +215,63 @@ export interface RestRouter {
  * Serves every REST route by one handler: the request becomes the route's operation, run through
  * Yoga's envelop. GETs go through `responseCache` when there is one; without it every GET runs its
  * operation, and its ETag is still the representation's own, so a conditional GET of an unchanged one gets 304.
+ * Event streams are held in `openConnections`, which ends them when their credential stops being
+ * valid or the server shuts down; without it (the CLI, which streams nothing) they are not held.
  */
-export function createRestRouter(routes: RestRoute[], responseCache: ResponseCache | undefined): RestRouter {
+export function createRestRouter(routes: RestRoute[], responseCache: ResponseCache | undefined, openConnections?: Pick<OpenConnections, 'hold'>): RestRouter {
   const matchables = routes.map(matchable);
 
+  const operationArgs = (compiled: CompiledOperationRoute, variables: Record<string, unknown>, contextValue: unknown): OperationArgs => ({
+    schema,
+    document: compiled.document,
+    variableValues: variables,
+    contextValue,
+    operationName: compiled.operationName,
+  });
+
   async function execute(compiled: CompiledOperationRoute, variables: Record<string, unknown>, contextValue: unknown, enveloped: Enveloped) {
-    const result = (await enveloped.execute({
-      schema,
-      document: compiled.document,
-      variableValues: variables,
-      contextValue,
-      operationName: compiled.operationName,
-    })) as ExecutionResult<Record<string, unknown>>;
+    const result = (await enveloped.execute(operationArgs(compiled, variables, contextValue))) as ExecutionResult<Record<string, unknown>>;
     const firstError = result.errors?.[0];
     if (firstError) throw problemOf(compiled, firstError);
     return result.data!;
+  }
+
+  /**
+   * Runs the route's subscription and sends its results as server-sent events, each one's answer in
+   * REST form. A refusal before the stream starts (scope, bad range, unknown record) is a problem
+   * document with its status; one after is the stream's last event, `event: error`.
+   */
+  async function sendEventStream(response: ServerResponse, stream: CompiledOperationRoute, variables: Record<string, unknown>, context: Context, enveloped: Enveloped) {
+    const subscribed = (await enveloped.subscribe(operationArgs(stream, variables, context))) as AsyncIterable<ExecutionResult<Record<string, unknown>>> | ExecutionResult;
+    if (!isAsyncIterable(subscribed)) throw problemOf(stream, subscribed.errors?.[0] ?? new GraphQLError('The event stream did not start.'));
+    const results = openConnections && context.principal ? revocableStream(openConnections, context.principal, subscribed) : subscribed;
+    const shape = stream.shape ?? ((value: unknown) => value);
+    const iterator = results[Symbol.asyncIterator]();
+    // Not an async generator: its return() would wait behind a next() waiting for the next event,
+    // and a client that leaves would hold its subscription until then. A result with an error ends
+    // the stream as a failure does.
+    const answers: AsyncIterable<unknown> = {
+      [Symbol.asyncIterator]: () => ({
+        async next() {
+          const next = await iterator.next();
+          if (next.done) return next;
+          const firstError = next.value.errors?.[0];
+          if (firstError) throw problemOf(stream, firstError);
+          return { done: false, value: shape(answerIn(stream, next.value.data!)) };
+        },
+        return: async () => (await iterator.return?.()) ?? { done: true, value: undefined },
+      }),
+    };
+    const failed = (error: unknown) => {
+      const problem = error instanceof AppError ? error : databaseUnavailable(error);
+      if (!problem) context.services.logger.error({ err: error, request_id: context.requestId }, 'event stream failed');
+      const sent = problem ?? new AppError('internal_error', 'Something went wrong on our side.');
+      return `event: error\ndata: ${JSON.stringify(problemFor(sent, context.requestId))}\n\n`;
+    };
+    await writeFetchResponse(
+      response,
+      eventStreamResponse(answers, (answer) => `data: ${JSON.stringify(answer)}\n\n`, failed),
+    );
   }
 
   function refuseWithoutAccess(route: RestRoute, context: Context) {
@@ -249,6 +305,11 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
       refuseWithoutAccess(route, context);
       const params = Object.fromEntries(paramNames.map((name, index) => [name, decodeParam(found.match![index + 1]!)]));
       // A DELETE reads a body only when its route takes one (DELETE /v1/bookings/:id, its reason).
+      if (compiled.eventStream && request.method === 'GET' && prefersEventStream(request.headers.accept)) {
+        const variables = compiled.eventStream.variablesOf({ params, query: url.searchParams, headers: request.headers, body: undefined });
+        await sendEventStream(response, compiled.eventStream, variables, context, enveloped);
+        return true;
+      }
       const body = method === 'POST' || method === 'PATCH' || (method === 'DELETE' && compiled.route.body) ? parseJsonBody(request, rawBody) : undefined;
       const variables = compiled.variablesOf({ params, query: url.searchParams, headers: request.headers, body });
 

@@ -14,6 +14,7 @@ import { matchedRouteOf, type RestRouter } from '../rest/router.js';
 import { fastPathUses, fastPaths } from '../fast-paths.js';
 import { AppError, databaseUnavailable, echoed } from '../shared/errors.js';
 import { readBody } from './body.js';
+import { writeFetchResponse } from './fetch-response.js';
 import { executeJsonPost, jsonPostOf } from './json-post.js';
 import type { Metrics } from './metrics.js';
 import { sendGraphiQLPage } from './graphiql.js';
@@ -76,34 +77,6 @@ const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** The GraphQL operation each /graphql response answered, for its metrics once it is sent. */
 const graphqlRoutes = new WeakMap<ServerResponse, string>();
-
-const streamedContentType = /^\s*(text\/event-stream|multipart\/)/i;
-
-/** Copies a fetch Response (from Yoga) onto the Node response, streaming SSE bodies as they come. */
-async function writeFetchResponse(response: ServerResponse, fetchResponse: Response): Promise<void> {
-  response.statusCode = fetchResponse.status;
-  fetchResponse.headers.forEach((value, name) => response.setHeader(name, value));
-  if (!fetchResponse.body) {
-    response.end();
-    return;
-  }
-  // A whole answer goes out in one write with its length; only event streams are streamed.
-  if (!streamedContentType.test(fetchResponse.headers.get('content-type') ?? '')) {
-    const payload = Buffer.from(await fetchResponse.arrayBuffer());
-    response.setHeader('content-length', payload.length);
-    response.end(payload);
-    return;
-  }
-  response.flushHeaders();
-  const reader = fetchResponse.body.getReader();
-  response.on('close', () => void reader.cancel().catch(() => undefined));
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    response.write(value);
-  }
-  response.end();
-}
 
 /** Whether the raw header list (name, value, name, value, …) has `name` more than once; cheaper than building headersDistinct. */
 function sendsSeveral(rawHeaders: readonly string[], name: string): boolean {

@@ -209,12 +209,24 @@ describe("a booking widget token's holds are its own", () => {
 });
 
 describe('a widget token that may not book', () => {
-  it('is refused 403 on POST /v1/holds and on availability, naming bookings:book', async () => {
+  it('is refused 403 on POST /v1/holds, naming bookings:book', async () => {
     const refused = await json(await hold(directoryToken, futureSlot(5)), 403);
     expect(refused).toMatchObject({ code: 'insufficient_scope' });
     expect(String(refused['detail'])).toContain('bookings:book');
-    const day = futureSlot(5).slice(0, 10);
-    await json(await call(directoryToken, 'GET', `/v1/services/${serviceId}/availability?start_date=${day}&end_date=${day}`), 403);
     expect(await server.prisma.hold.count({ where: { startTime: new Date(futureSlot(5)) } })).toBe(0);
+  });
+
+  it('reads a service and its availability, which are public', async () => {
+    const day = futureSlot(5).slice(0, 10);
+    const body = await json(await call(directoryToken, 'GET', `/v1/services/${serviceId}/availability?start_date=${day}&end_date=${day}`), 200);
+    expect(body).toMatchObject({ service_id: serviceId, timezone: 'UTC' });
+    expect(body['data']).toEqual(expect.arrayContaining([{ start_time: futureSlot(5), end_time: expect.any(String), capacity: 4, remaining: 4 }]));
+    expect(await json(await call(directoryToken, 'GET', `/v1/services/${serviceId}`), 200)).toMatchObject({ id: serviceId, capacity: 4 });
+  });
+
+  it('is refused 403 on bookings, holds, waitlists, the events log and webhooks', async () => {
+    for (const path of ['/v1/bookings', '/v1/services', '/v1/waitlist_entries', '/v1/booking_events', '/v1/webhook_endpoints']) {
+      expect(await json(await call(directoryToken, 'GET', path), 403)).toMatchObject({ code: 'insufficient_scope' });
+    }
   });
 });

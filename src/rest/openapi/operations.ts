@@ -30,14 +30,23 @@ function argumentsOfVariables(schema: GraphQLSchema, document: DocumentNode): Ma
   return found;
 }
 
+/** The alternative of a need that any widget token meets (`widgetToken`). */
+const anyWidgetToken = 'widget token';
+
 /**
  * The scopes a selection needs: those of its fields and of the types they return. Each need is its
- * alternatives (any one admits) joined by `|`; '' stands for an API key of any scope.
+ * alternatives (any one admits) joined by `|`; '' stands for an API key of any scope, anyWidgetToken for any widget token.
  */
 function scopesOf(keys: readonly AnswerKey[], found = new Set<string>()): Set<string> {
   const add = (options: unknown) => {
-    const authScopes = (options as { authScopes?: unknown } | undefined)?.authScopes as { scope?: string; anyScope?: readonly string[]; authenticated?: boolean } | undefined;
-    const alternatives = [...(authScopes?.authenticated ? [''] : []), ...(authScopes?.scope ? [authScopes.scope] : []), ...(authScopes?.anyScope ?? [])];
+    const authScopes = (options as { authScopes?: unknown } | undefined)?.authScopes as
+      { scope?: string; anyScope?: readonly string[]; authenticated?: boolean; widgetToken?: boolean } | undefined;
+    const alternatives = [
+      ...(authScopes?.authenticated ? [''] : []),
+      ...(authScopes?.scope ? [authScopes.scope] : []),
+      ...(authScopes?.anyScope ?? []),
+      ...(authScopes?.widgetToken ? [anyWidgetToken] : []),
+    ];
     if (alternatives.length) found.add(alternatives.join('|'));
   };
   for (const key of keys) {
@@ -68,7 +77,9 @@ export class RouteDescriber {
 
   operation(route: OperationRoute, prose: RouteProse): JsonSchema {
     const compiled = compileOperationRoute(this.schema, route);
-    const needs = withoutImplied([...new Set([...scopesOf(answerKeysOf(this.schema, compiled.document)), ...(route.scope ? [route.scope] : [])])]).sort(compareText);
+    const documents = [compiled.document, ...(compiled.eventStream ? [compiled.eventStream.document] : [])];
+    const answerScopes = documents.flatMap((document) => [...scopesOf(answerKeysOf(this.schema, document))]);
+    const needs = withoutImplied([...new Set([...answerScopes, ...(route.scope ? [route.scope] : [])])]).sort(compareText);
     const parameters = this.parameters(route, compiled, prose);
     const requestBody = route.body ? this.requestBody(compiled, route.body, prose) : undefined;
     return {
@@ -190,9 +201,9 @@ export class RouteDescriber {
     }
     for (const name of rateLimitHeaders) headers[name] = this.header(name);
     const status = String(route.status ?? 200);
-    const responses: Record<string, JsonSchema> = {
-      [status]: { description: prose.response, headers, content: { 'application/json': { schema: this.answerSchema(route, compiled) } } },
-    };
+    const content: Record<string, JsonSchema> = { 'application/json': { schema: this.answerSchema(route, compiled) } };
+    if (compiled.eventStream) content['text/event-stream'] = this.eventStreamContent(compiled.eventStream);
+    const responses: Record<string, JsonSchema> = { [status]: { description: prose.response, headers, content } };
     if (isGet) responses['304'] = this.response('NotModified');
     const hasBody = Boolean(route.body);
     const hasParameters =
@@ -220,6 +231,21 @@ export class RouteDescriber {
       else responses[codeStatus] = this.problem({ description: [standard?.description, ...lines].filter(Boolean).join(' '), headers: standard?.headers });
     }
     return responses;
+  }
+
+  /**
+   * The event stream a route answers when the Accept header prefers it: server-sent events whose
+   * `data:` is each one JSON object of the subscription's answer, described as OpenAPI 3.2's
+   * `itemSchema` would (3.1 has no place for it but an extension).
+   */
+  private eventStreamContent(stream: CompiledOperationRoute): JsonSchema {
+    return {
+      schema: {
+        type: 'string',
+        description: `Sent when the Accept header prefers \`text/event-stream\` to JSON: server-sent events, each \`data:\` one JSON object as \`x-itemSchema\` describes; comments (\`:\`) keep it alive; \`event: error\` with a problem document, or \`event: complete\`, ends it. Runs the GraphQL subscription \`${stream.operationName}\`.`,
+      },
+      'x-itemSchema': this.describer.objectOf(stream.answerKey),
+    };
   }
 
   private header(name: string): JsonSchema {
@@ -269,7 +295,7 @@ export class RouteDescriber {
 const needText = (need: string) =>
   need
     .split('|')
-    .map((scope) => (scope ? `the \`${scope}\` scope` : 'an API key'))
+    .map((scope) => (scope === anyWidgetToken ? 'a widget token' : scope ? `the \`${scope}\` scope` : 'an API key'))
     .join(' or ');
 
 function scopeSentence(needs: string[]): string {
@@ -280,7 +306,7 @@ function scopeSentence(needs: string[]): string {
 }
 
 function forbiddenText(needs: string[]): string {
-  const named = [...new Set(needs.flatMap((need) => need.split('|')).filter(Boolean))].map((scope) => `\`${scope}\``);
+  const named = [...new Set(needs.flatMap((need) => need.split('|')).filter((scope) => scope && scope !== anyWidgetToken))].map((scope) => `\`${scope}\``);
   const scope = named.length ? `the credential lacks ${named.join(' or ')}` : 'a widget token asked for more than the directory';
   return `\`insufficient_scope\`: ${scope}; or the client address or page origin is not allowed for it (\`ip_not_allowed\`, \`origin_not_allowed\`).`;
 }

@@ -372,7 +372,9 @@ const v1: DocumentProse = {
       description: [
         "Every slot of the service starting on the local days `start_date` … `end_date` (in the service's `timezone`, both inclusive, at most 31 days) that has not started, oldest first, with the places it has (`capacity`) and the places left (`remaining`: `capacity` minus confirmed bookings' and unexpired holds' places).",
         '',
-        'Slots start at `opens + k × slot_minutes` local time on each season day with opening hours, while the visit (`duration_minutes`) ends by `closes`. On the night clocks go back a repeated local time has two slots; on the night they go forward a missing one has none. A booking, a cancel or a reschedule changes the answer at once, so pages can poll it with `If-None-Match`.',
+        'Slots start at `opens + k × slot_minutes` local time on each season day with opening hours, while the visit (`duration_minutes`) ends by `closes`. On the night clocks go back a repeated local time has two slots; on the night they go forward a missing one has none. A booking, a cancel or a reschedule changes the answer at once, so pages can poll it with `If-None-Match`, or follow it live.',
+        '',
+        'With `Accept: text/event-stream` (preferred to JSON) the answer is a stream of server-sent events instead, one `data:` JSON object per slot, `{ service_id, start_time, end_time, capacity, remaining }`: first every slot of the range that has not started (the current state, so a client that reconnects misses nothing), then each slot whose `remaining` changes, as the change commits (bookings, cancels, reschedules, holds placed, released or expired, waitlist offers, an operator changing the service); a slot taken out of the schedule is sent once with `remaining` 0. Widget tokens read it too: availability is public.',
       ].join('\n'),
       response: '`{ service_id, timezone, data }`: the slots, each `{ start_time, end_time, capacity, remaining }`.',
       parameters: {
@@ -534,7 +536,8 @@ const v1: DocumentProse = {
       tags: ['Operators'],
       operationId: 'createWidgetToken',
       summary: 'Create a widget token',
-      description: 'A public `wt_…` token for the embeddable widget: it reads the directory only, only from its `allowed_origins`, within its own per-minute limit.',
+      description:
+        "A public `wt_…` token for the embeddable widget: it reads the directory and services' availability (public, `GET /v1/services/{id}` and its `/availability`, live too) only, only from its `allowed_origins`, within its own per-minute limit.",
       response: 'The new token.',
       requestExample: { account_id: 'acct_4Nq2hXb8Yw1cVt0Rz9LmPe', allowed_origins: ['https://shop.example'] },
     },

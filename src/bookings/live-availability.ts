@@ -1,0 +1,111 @@
+import type { Service } from '../generated/prisma/client.js';
+import type { AvailabilityNotice } from '../events/bus.js';
+import type { Context } from '../graphql/context.js';
+import { notFound } from '../shared/errors.js';
+import { availabilityOf, checkAvailabilityRange, nowOf, type AvailableSlot } from './availability.js';
+
+/**
+ * Live availability: the slots of a service and a range whose `remaining` changes, as the changes
+ * commit. Every transaction that moves places in a service's slots (src/bookings/transaction.ts), and
+ * every operator change of a service, announces the service on the bus; each subscriber then reads
+ * the range again and sends the slots whose `remaining` differs from what it last sent. Resumption is
+ * by state, not by position: a stream starts with every slot of the range that has not started, so
+ * a client that reconnects has the current state, whatever it missed.
+ */
+
+/** The availability of a range as one read left it: its slots, and the instant they were worked out at. */
+interface AvailabilityRead {
+  slots: AvailableSlot[];
+  now: number;
+}
+
+/**
+ * Reads made for a notice, by range: every subscriber of a service on this instance receives the
+ * same notice object, so those of one range share one read per notice, begun after the notice (so
+ * after its commit). They go when the notice does.
+ */
+const readsForNotice = new WeakMap<AvailabilityNotice, Map<string, Promise<AvailabilityRead>>>();
+
+async function findService(context: Context, serviceId: string): Promise<Service> {
+  const service = await context.prisma.service.findUnique({ where: { id: serviceId } });
+  if (!service) throw notFound('service', serviceId);
+  return service;
+}
+
+/** The service as it is now (an operator may have changed its capacity or schedule) and its slots in the range. */
+async function readAvailability(context: Context, serviceId: string, startDate: Date, endDate: Date): Promise<AvailabilityRead> {
+  const service = await findService(context, serviceId);
+  const execution = {};
+  const slots = await availabilityOf(context, execution, service, startDate, endDate);
+  return { slots, now: nowOf(context, execution).getTime() };
+}
+
+function sharedRead(context: Context, notice: AvailabilityNotice, startDate: Date, endDate: Date): Promise<AvailabilityRead> {
+  let reads = readsForNotice.get(notice);
+  if (!reads) readsForNotice.set(notice, (reads = new Map()));
+  const key = `${startDate.getTime()} ${endDate.getTime()}`;
+  let read = reads.get(key);
+  if (!read) reads.set(key, (read = readAvailability(context, notice.serviceId, startDate, endDate)));
+  return read;
+}
+
+/**
+ * The slots of `read` whose `remaining` differs from what `sent` holds (by start time), and `sent`
+ * brought up to date. A slot sent before that the read no longer lists, though it has not started,
+ * left the schedule (an operator changed it): it is sent once more with no places left. One that
+ * started is forgotten silently.
+ */
+function changesSince(sent: Map<number, AvailableSlot>, read: AvailabilityRead): AvailableSlot[] {
+  const changed: AvailableSlot[] = [];
+  const listed = new Set<number>();
+  for (const slot of read.slots) {
+    const start = slot.startTime.getTime();
+    listed.add(start);
+    if (sent.get(start)?.remaining !== slot.remaining) {
+      changed.push(slot);
+      sent.set(start, slot);
+    }
+  }
+  for (const [start, slot] of sent) {
+    if (listed.has(start)) continue;
+    sent.delete(start);
+    if (start > read.now && slot.remaining !== 0) changed.push({ ...slot, remaining: 0 });
+  }
+  return changed;
+}
+
+async function* availabilityStream(context: Context, notices: AsyncIterator<AvailabilityNotice>, serviceId: string, startDate: Date, endDate: Date): AsyncGenerator<AvailableSlot> {
+  try {
+    const sent = new Map<number, AvailableSlot>();
+    yield* changesSince(sent, await readAvailability(context, serviceId, startDate, endDate));
+    for (;;) {
+      const next = await notices.next();
+      if (next.done) return;
+      yield* changesSince(sent, await sharedRead(context, next.value, startDate, endDate));
+    }
+  } finally {
+    await notices.return?.();
+  }
+}
+
+/**
+ * The live availability of a service's range: its current state, then each change. The range and the
+ * service are checked before the stream starts, so a bad range or an unknown service is an error answer.
+ */
+export async function availabilityChanges(context: Context, serviceId: string, startDate: Date, endDate: Date): Promise<AsyncIterableIterator<AvailableSlot>> {
+  checkAvailabilityRange(startDate, endDate);
+  await findService(context, serviceId);
+  // Joined before the first read: a change committed after it is announced to this stream.
+  const notices = context.services.availabilityBus.subscribe(serviceId)[Symbol.asyncIterator]();
+  const slots = availabilityStream(context, notices, serviceId, startDate, endDate);
+  const stream: AsyncIterableIterator<AvailableSlot> = {
+    [Symbol.asyncIterator]: () => stream,
+    next: () => slots.next(),
+    // Leaving the bus first answers a next() waiting for a notice: the stream ends now, not at the service's next change.
+    async return() {
+      await notices.return?.();
+      return slots.return(undefined);
+    },
+  };
+  return stream;
+}
