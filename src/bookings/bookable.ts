@@ -68,13 +68,12 @@ export function bookableWindowOf(args: BookableArgs, now: Date): BookableWindow 
 /**
  * The services of some attractions that can hold the party, each with the places taken in its slots
  * of the window (confirmed and held, as availability counts them): one statement, without Prisma's
- * per-row work, since a search reads it for every batch of candidates.
+ * per-row work, since a search reads it for every batch of candidates. Schedules are read apart,
+ * once per version of each (slotStartsOn).
  */
 const servicesWithPlacesRead = {
   name: 'hallowgate_services_with_places',
-  text: `SELECT s.id, s.attraction_id, s.capacity, s.timezone, s.slot_minutes, s.duration_minutes,
-                s.season_start::text AS season_start, s.season_end::text AS season_end, s.opening_hours,
-                (extract(epoch FROM s.updated_at) * 1000)::float8 AS updated_at,
+  text: `SELECT s.id, s.attraction_id, s.capacity, s.timezone, s.duration_minutes, (extract(epoch FROM s.updated_at) * 1000)::float8 AS updated_at,
                 (SELECT coalesce(json_agg(json_build_array((extract(epoch FROM booking_slots.start_time) * 1000)::float8,
                                                            booking_slots.places_taken + ${heldPlacesAt('$5')})), '[]')
                    FROM booking_slots
@@ -82,40 +81,70 @@ const servicesWithPlacesRead = {
          FROM services AS s WHERE s.attraction_id = ANY($1::text[]) AND s.capacity >= $4`,
 };
 
+const schedulesRead = {
+  name: 'hallowgate_service_schedules',
+  text: `SELECT id, (extract(epoch FROM updated_at) * 1000)::float8 AS updated_at, timezone, slot_minutes, duration_minutes,
+                season_start::text AS season_start, season_end::text AS season_end, opening_hours
+         FROM services WHERE id = ANY($1::text[])`,
+};
+
 interface ServiceWithPlaces {
   id: string;
   attraction_id: string;
   capacity: number;
+  timezone: string;
+  duration_minutes: number;
+  updated_at: number;
+  /** [start in epoch milliseconds, places taken] of the slots with a row. */
+  taken: [number, number][];
+}
+
+interface ScheduleRow {
+  id: string;
+  updated_at: number;
   timezone: string;
   slot_minutes: number;
   duration_minutes: number;
   season_start: string;
   season_end: string;
   opening_hours: OpeningHours[];
-  updated_at: number;
-  /** [start in epoch milliseconds, places taken] of the slots with a row. */
-  taken: [number, number][];
 }
 
+/** A service's schedule as of a version of the service (its updated_at). */
+const scheduleKey = (id: string, updatedAt: number) => `${id} ${updatedAt}`;
+
 /**
- * Slot starts (epoch milliseconds) of a service's schedule on some local days, kept per schedule
- * version: the grid is a pure function of the schedule, and working it out through the zone
+ * Schedules, and the slot starts (epoch milliseconds) of each on some local days, kept per version
+ * of the service: the grid is a pure function of the schedule, and working it out through the zone
  * database is most of a search's time.
  */
-const slotGrids = new LRUCache<string, readonly number[]>({ max: 20_000 });
+const schedules = new LRUCache<string, Schedule>({ max: 50_000 });
+const slotGrids = new LRUCache<string, readonly number[]>({ max: 50_000 });
 
+/** Reads the schedules not kept yet of these services (one statement, or none). */
+async function keepSchedules(context: Context, services: readonly ServiceWithPlaces[]): Promise<void> {
+  const missing = services.filter((service) => !schedules.has(scheduleKey(service.id, service.updated_at)));
+  if (missing.length === 0) return;
+  for (const row of await context.services.readRows<ScheduleRow>({ ...schedulesRead, values: [missing.map((service) => service.id)] })) {
+    schedules.set(scheduleKey(row.id, row.updated_at), {
+      timezone: row.timezone,
+      slotMinutes: row.slot_minutes,
+      durationMinutes: row.duration_minutes,
+      seasonStart: row.season_start,
+      seasonEnd: row.season_end,
+      openingHours: row.opening_hours,
+    });
+  }
+}
+
+/** The slot starts of the service on the local days firstDay … lastDay; none when its schedule changed since it was read. */
 function slotStartsOn(service: ServiceWithPlaces, firstDay: string, lastDay: string): readonly number[] {
-  const key = `${service.id} ${service.updated_at} ${firstDay} ${lastDay}`;
+  const key = `${scheduleKey(service.id, service.updated_at)} ${firstDay} ${lastDay}`;
   let starts = slotGrids.get(key);
   if (!starts) {
-    const schedule: Schedule = {
-      timezone: service.timezone,
-      slotMinutes: service.slot_minutes,
-      durationMinutes: service.duration_minutes,
-      seasonStart: service.season_start,
-      seasonEnd: service.season_end,
-      openingHours: service.opening_hours,
-    };
+    const schedule = schedules.get(scheduleKey(service.id, service.updated_at));
+    // Changed between the two reads: its slots are weighed by the next search.
+    if (!schedule) return [];
     starts = slotsBetween(schedule, firstDay, lastDay).map((slot) => slot.start.getTime());
     slotGrids.set(key, starts);
   }
@@ -125,7 +154,7 @@ function slotStartsOn(service: ServiceWithPlaces, firstDay: string, lastDay: str
 /**
  * For each of `attractionIds`, its soonest slots in the window (at most nextSlotsPerAttraction, of any
  * of its services) with room for the party; attractions without one are absent. One statement
- * whatever the number of attractions.
+ * whatever the number of attractions (and one more for schedules not read before).
  */
 export async function roomForParty(context: Context, attractionIds: readonly string[], window: BookableWindow, now: Date): Promise<Map<string, BookableSlot[]>> {
   const found = new Map<string, BookableSlot[]>();
@@ -134,15 +163,18 @@ export async function roomForParty(context: Context, attractionIds: readonly str
     ...servicesWithPlacesRead,
     values: [[...attractionIds], window.from.toISOString(), window.to.toISOString(), window.partySize, now.getTime()],
   });
+  await keepSchedules(context, services);
   const earliest = Math.max(window.from.getTime(), now.getTime() + 1);
   const latest = window.to.getTime();
   const candidates: { service: ServiceWithPlaces; start: number; remaining: number }[] = [];
+  // The local days of the window in each zone: an opening after midnight belongs to the day it
+  // opened on, so the day before the window's first counts too.
+  const daysIn = new Map<string, [string, string]>();
   for (const service of services) {
+    let days = daysIn.get(service.timezone);
+    if (!days) daysIn.set(service.timezone, (days = [dateOfDay(localDay(window.from, service.timezone) - 1), dateOfDay(localDay(window.to, service.timezone))]));
     const placesAt = new Map(service.taken.map(([start, places]) => [start, places]));
-    // An opening after midnight belongs to the day it opened on, so the day before the window counts too.
-    const firstDay = dateOfDay(localDay(window.from, service.timezone) - 1);
-    const lastDay = dateOfDay(localDay(window.to, service.timezone));
-    for (const start of slotStartsOn(service, firstDay, lastDay)) {
+    for (const start of slotStartsOn(service, ...days)) {
       if (start < earliest || start >= latest) continue;
       const remaining = service.capacity - (placesAt.get(start) ?? 0);
       if (remaining >= window.partySize) candidates.push({ service, start, remaining });

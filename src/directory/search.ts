@@ -84,8 +84,11 @@ export interface SearchRead<Record> {
  */
 export const maxWeighedCandidates = 2_000;
 
-/** Candidates in the first batch: enough for a page and the ones the radius or the party leave out. */
-const batchSize = (take: number) => Math.min(Math.max(take * 2, 50), maxBatchSize);
+/**
+ * Candidates in the first batch: enough for a page and the ones the radius leaves out; a party
+ * leaves out more (a busy night, most), and each batch weighed costs a statement.
+ */
+const batchSize = (take: number, search: Search) => Math.min(Math.max(take * (search.bookable ? 5 : 2), 50), maxBatchSize);
 /** A search that needs more batches leaves out many: each batch doubles, up to maxBatchSize. */
 const maxBatchSize = 400;
 const nextBatchSize = (size: number) => Math.min(size * 2, maxBatchSize);
@@ -136,12 +139,12 @@ export async function searchPage<Record extends object>(context: Context, search
       if (at < 0) return [];
       start = at + skip;
     }
-    for (let from = start, size = batchSize(take); from < sorted.length && page.length < take; from += size, size = nextBatchSize(size)) {
+    for (let from = start, size = batchSize(take, search); from < sorted.length && page.length < take; from += size, size = nextBatchSize(size)) {
       await weigh(sorted.slice(from, from + size));
     }
   } else {
     let after: object = cursor ? { cursor, skip } : {};
-    for (let size = batchSize(take); ; size = nextBatchSize(size)) {
+    for (let size = batchSize(take, search); ; size = nextBatchSize(size)) {
       const batch = (await read.findMany({ where, orderBy: read.orderBy, select: read.keys, take: size, ...after })).map(toCandidate);
       await weigh(batch);
       if (page.length === take || batch.length < size) break;

@@ -146,6 +146,23 @@ describe('available_for on GET /api/v1/attractions', () => {
     await expectSearchMatchesAvailability(4);
   });
 
+  it("follows an operator's changes to a service: its capacity, and its schedule", async () => {
+    const admin = apiClient(server.url, (await server.createKey({ scopes: ['admin'] })).key);
+    const fourth = await openPlace(12, 6);
+    const ids = async () => ((await search(6)).body.data as Found[]).map((attraction) => attraction.id);
+    expect(await ids()).toContain(fourth.attractionId);
+    expect((await admin('PATCH', `/v1/admin/services/${fourth.serviceId}`, { capacity: 5 })).status).toBe(200);
+    expect(await ids()).not.toContain(fourth.attractionId);
+    expect((await admin('PATCH', `/v1/admin/services/${fourth.serviceId}`, { capacity: 8 })).status).toBe(200);
+    expect(await ids()).toContain(fourth.attractionId);
+    // Open only in the morning (UTC): nothing in the evening window any more.
+    const mornings = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, opens: '06:00', closes: '09:00' }));
+    expect((await admin('PATCH', `/v1/admin/services/${fourth.serviceId}`, { opening_hours: mornings })).status).toBe(200);
+    expect(await ids()).not.toContain(fourth.attractionId);
+    await server.prisma.service.delete({ where: { id: fourth.serviceId } });
+    await server.prisma.attraction.delete({ where: { id: fourth.attractionId } });
+  });
+
   it('costs a bounded number of statements', async () => {
     await search(1);
     statements = [];
