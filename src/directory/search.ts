@@ -89,6 +89,9 @@ export const maxWeighedCandidates = 2_000;
  * leaves out more (a busy night, most), and each batch weighed costs a statement.
  */
 const batchSize = (take: number, search: Search) => Math.min(Math.max(take * (search.bookable ? 5 : 2), 50), maxBatchSize);
+/** The first ring of a search by distance: a city's reach; wider radii are read out to as far as the page needs. */
+const firstRingKm = 25;
+
 /** A search that needs more batches leaves out many: each batch doubles, up to maxBatchSize. */
 const maxBatchSize = 400;
 const nextBatchSize = (size: number) => Math.min(size * 2, maxBatchSize);
@@ -127,20 +130,29 @@ export async function searchPage<Record extends object>(context: Context, search
   };
 
   if (search.byDistance) {
-    // Every record in the box, ordered here: the radius bounds how many (maxRadiusKm).
-    const sorted = (await read.findMany({ where, select: read.keys }))
-      .map(toCandidate)
-      .filter(withinRadius)
-      .sort((a, b) => a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    let start = 0;
-    if (cursor) {
-      const at = sorted.findIndex((candidate) => candidate.id === cursor.id);
-      // As Prisma answers a cursor that names no record: an empty page.
-      if (at < 0) return [];
-      start = at + skip;
+    const near = search.near!;
+    // Pages after the first start past the cursor's record (Pothos pages with skip 1), in (distance, id) order.
+    let past: Candidate | undefined;
+    if (cursor?.id !== undefined) {
+      const [row] = await read.findMany({ where: { id: cursor.id }, select: read.keys });
+      past = row && toCandidate(row);
+      // As Prisma answers a cursor that names no record (or one no longer placed): an empty page.
+      if (!past || past.distanceKm === undefined) return [];
     }
-    for (let from = start, size = batchSize(take, search); from < sorted.length && page.length < take; from += size, size = nextBatchSize(size)) {
-      await weigh(sorted.slice(from, from + size));
+    const isPast = (candidate: Candidate) => !past || candidate.distanceKm! > past.distanceKm! || (candidate.distanceKm === past.distanceKm && candidate.id > past.id);
+    // Rings out from the point, each read as its bounding box: the nearest records are found
+    // without reading all of a wide radius. A ring keeps what lies beyond the ones before it.
+    let weighedKm = -1;
+    for (let ringKm = Math.min(near.radiusKm, Math.max(firstRingKm, (past?.distanceKm ?? 0) * 2)); ; ringKm = Math.min(ringKm * 2, near.radiusKm)) {
+      const ring = (await read.findMany({ where: { AND: [read.where, boundingBox({ ...near, radiusKm: ringKm })] }, select: read.keys }))
+        .map(toCandidate)
+        .filter((candidate) => candidate.distanceKm !== undefined && candidate.distanceKm > weighedKm && candidate.distanceKm <= ringKm && isPast(candidate))
+        .sort((a, b) => a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      for (let from = 0, size = batchSize(take, search); from < ring.length && page.length < take; from += size, size = nextBatchSize(size)) {
+        await weigh(ring.slice(from, from + size));
+      }
+      if (page.length === take || ringKm >= near.radiusKm) break;
+      weighedKm = ringKm;
     }
   } else {
     let after: object = cursor ? { cursor, skip } : {};

@@ -55,17 +55,17 @@ describe('great-circle distances', () => {
 });
 
 describe('near on GET /api/v1/events', () => {
-  it('keeps exactly the events within the radius, nearest first, each with its distance', async () => {
+  it.each([40, 180, 500])('keeps exactly the events within %s km, nearest first, each with its distance, page after page', async (radius) => {
     const everyEvent = await server.prisma.event.findMany({ select: { id: true, latitude: true, longitude: true } });
     const expected = everyEvent
       .map((event) => ({ id: event.id, km: distanceKm(newYork.lat, newYork.lng, event.latitude, event.longitude) }))
-      .filter((event) => event.km <= 40)
+      .filter((event) => event.km <= radius)
       .sort((a, b) => a.km - b.km || (a.id < b.id ? -1 : 1));
     expect(expected.length).toBeGreaterThan(10);
     // Farther than the radius, but inside its bounding box's corner: the box alone would keep them.
-    expect(everyEvent.some((event) => distanceKm(newYork.lat, newYork.lng, event.latitude, event.longitude) > 40)).toBe(true);
+    expect(everyEvent.some((event) => distanceKm(newYork.lat, newYork.lng, event.latitude, event.longitude) > radius)).toBe(true);
 
-    const found = await everyPage(`/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=40`);
+    const found = await everyPage(`/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=${radius}`, radius > 100 ? 97 : 37);
     expect(found.map((event) => event.id)).toEqual(expected.map((event) => event.id));
     for (const [index, event] of found.entries()) expect(event.distance).toBeCloseTo(expected[index]!.km, 2);
   });
