@@ -1928,13 +1928,8 @@ export interface operations {
                     "application/json": {
                         id: string;
                         name: string;
-                        city: string;
-                        region: string;
-                        /** @description WGS 84 degrees; null while an operator has not placed it (no near search finds it). */
                         latitude: number | null;
-                        /** @description WGS 84 degrees; null while an operator has not placed it. */
                         longitude: number | null;
-                        /** @description When the aggregated view last changed: an update of the attraction or of one of its events, or the start of an event (which moves `next_starts_at`). */
                         updated_at: components["schemas"]["DateTime"];
                     };
                 };

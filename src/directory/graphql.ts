@@ -314,13 +314,25 @@ const AttractionLocationInput = builder.inputType('AttractionLocationInput', {
   }),
 });
 
+/** What placing an attraction answers: its place, not the directory's view of it (which needs directory:read). */
+const PlacedAttraction = builder.objectRef<Awaited<ReturnType<typeof placeAttraction>>>('PlacedAttraction').implement({
+  description: 'An attraction where an operator placed it.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    latitude: t.exposeFloat('latitude', { nullable: true }),
+    longitude: t.exposeFloat('longitude', { nullable: true }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
 builder.mutationField('placeAttraction', (t) =>
-  t.prismaField({
-    type: 'Attraction',
+  t.field({
+    type: PlacedAttraction,
     authScopes: { scope: 'admin' },
     description: 'Places an attraction at a point (operators): where near searches find it.',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: AttractionLocationInput, required: true }) },
-    resolve: (_query, _root, args, context) => placeAttraction(context.prisma, String(args.id), args.input),
+    resolve: (_root, args, context) => placeAttraction(context.prisma, String(args.id), args.input),
   }),
 );
 
