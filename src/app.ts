@@ -22,13 +22,15 @@ import { settleWithin } from './shared/deadline.js';
 import { redisSilenceLimitMs } from './shared/redis.js';
 import type { SecretBox } from './shared/secrets.js';
 import { createRequestHandler } from './server/http.js';
-import { createMetrics } from './server/metrics.js';
+import { createMetrics, type Metrics } from './server/metrics.js';
 import { createSubscriptionQuota } from './server/subscription-quota.js';
 import { attachGraphQLWebSocket } from './server/websocket.js';
 import { serveGraphiQLAsset } from './server/graphiql.js';
 import { createGraphQLServer } from './server/yoga.js';
 import { serveWidgetAsset } from './widget/serve.js';
 import { serveDashboardAsset } from './analytics/dashboard/serve.js';
+import { noteCacheLookup } from './tracing/graphql.js';
+import { activeTracer, logCorrelation } from './tracing/tracing.js';
 
 export interface AppOptions {
   config: Config;
@@ -58,10 +60,19 @@ const responseCacheBudget = 24_000_000;
 /** How long /readyz and /metrics wait for a dependency: they answer within 2 s whatever hangs. */
 const probeDeadlineMs = 1500;
 
+/** What a response cache lookup is counted in: the metrics, and the span it ran in when tracing is on. */
+function cacheLookupObserver(metrics: Metrics): ConstructorParameters<typeof ResponseCache>[1] {
+  if (!activeTracer()) return metrics.responseCacheLookup;
+  return (surface, outcome, dataVersions) => {
+    metrics.responseCacheLookup(surface, outcome);
+    noteCacheLookup(outcome, dataVersions);
+  };
+}
+
 /** Wires the services, GraphQL, REST and WebSocket surfaces onto one HTTP server. */
 export function createApp(options: AppOptions): App {
   const { config, database } = options;
-  const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
+  const logger = options.logger ?? pino({ level: config.LOG_LEVEL, ...logCorrelation() });
   const plainPaths = fastPathNames.filter((name) => !fastPaths[name]);
   // A configuration that says otherwise than the environment the code was loaded under would be silently ignored.
   if (fastPathNames.some((name) => config.HALLOWGATE_FAST_PATHS[name] !== fastPaths[name])) {
@@ -99,7 +110,7 @@ export function createApp(options: AppOptions): App {
   });
   const subscriptionQuota = createSubscriptionQuota({ redisUrl: config.REDIS_URL, logger });
   const persistedQueries = createPersistedQueryStore({ redisUrl: config.REDIS_URL, redisCommandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, logger });
-  const responseCache = fastPaths['response-cache'] ? new ResponseCache(responseCacheBudget, metrics.responseCacheLookup) : undefined;
+  const responseCache = fastPaths['response-cache'] ? new ResponseCache(responseCacheBudget, cacheLookupObserver(metrics)) : undefined;
   const graphqlResponseCache = responseCache && new GraphQLResponseCache(responseCache);
   const yoga = createGraphQLServer(services, metrics, openConnections, subscriptionQuota, graphqlResponseCache, persistedQueries);
   const usage = config.ANALYTICS_ENABLED

@@ -4,6 +4,7 @@ import { ConfigError } from './db/config-error.js';
 import { parseDatabaseUrl } from './db/database-url.js';
 import { fastPaths, parseFastPaths } from './fast-paths.js';
 import { secretsKeyBytes } from './shared/secrets.js';
+import { tracingSettingsSchema } from './tracing/settings.js';
 
 const booleanFlag = z
   .enum(['0', '1', 'true', 'false', ''])
@@ -117,6 +118,7 @@ const configSchema = z.object({
       context.addIssue({ code: 'custom', message: parsed.error });
       return z.NEVER;
     }),
+  ...tracingSettingsSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;

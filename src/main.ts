@@ -3,6 +3,7 @@ import { ConfigurationError, loadConfig, type Config } from './config.js';
 import { ConfigError } from './db/connection.js';
 import { DatabaseInUseError } from './db/embedded-lock.js';
 import { createLogger } from './shared/log-output.js';
+import { startTracing } from './tracing/tracing.js';
 
 /** Why the server cannot listen at HOST:PORT, in one line; null when it can. */
 function listenRefusal(error: NodeJS.ErrnoException, config: Config): string | null {
@@ -40,6 +41,8 @@ function listeningLine(url: string, config: Config): string {
  */
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before the logger, the database and the app, which each trace only when it is on by then.
+  const tracing = startTracing(config);
   const logger = createLogger(config.LOG_LEVEL);
   await checkPort(config);
   // Loaded once the settings and the port are known good: the schema, Prisma and the rest take seconds.
@@ -60,6 +63,8 @@ async function main(): Promise<void> {
     logger.info(`${signal}: draining and shutting down`);
     await app.close();
     await database.close();
+    // The spans of the last requests, sent before the process ends.
+    await tracing?.shutdown();
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));

@@ -12,6 +12,8 @@ import { ConfigError } from './config-error.js';
 import { prismaReads, type DirectReads } from './root-reads.js';
 import { createSqlReads } from './sql-reads/reads.js';
 import { lockEmbeddedDatabase } from './embedded-lock.js';
+import { recordStatement, tracedReads } from '../tracing/database.js';
+import { activeTracer } from '../tracing/tracing.js';
 
 export { ConfigError };
 
@@ -70,7 +72,7 @@ export interface OpenOptions {
   poolSize?: number;
   /** PostgreSQL's deadlines (deadlineDefaults unless given); a statement deadline of 0 sets none (migrations). */
   deadlines?: DatabaseDeadlines;
-  /** Called with every SQL statement Prisma sends (tests count statements with it). */
+  /** Called with every SQL statement Prisma sends (tests count statements with it); with tracing on, each is a span too. */
   onQuery?: (sql: string) => void;
   /** What this process is, named to whoever finds the embedded database in use (e.g. "hallowgate server"). */
   role?: string;
@@ -87,9 +89,13 @@ type TransactionOptions = { maxWait: number; timeout: number };
 
 function createClient(adapter: SqlDriverAdapterFactory, onQuery: OpenOptions['onQuery'], transactionOptions?: TransactionOptions): PrismaClient {
   const options = { adapter, ...(transactionOptions ? { transactionOptions } : {}) };
-  if (!onQuery) return new PrismaClient(options);
+  const traced = activeTracer() !== undefined;
+  if (!onQuery && !traced) return new PrismaClient(options);
   const client = new PrismaClient({ ...options, log: [{ emit: 'event', level: 'query' }] });
-  client.$on('query', (event) => onQuery(event.query));
+  client.$on('query', (event) => {
+    onQuery?.(event.query);
+    if (traced) recordStatement(event.query, event.timestamp, event.duration);
+  });
   return client;
 }
 
@@ -137,10 +143,10 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
       throw new ConfigError(`cannot open the embedded database in ${config.dataDir ?? 'memory'}: ${(error as Error).message}`);
     }
     const prisma = createClient(adapter, options.onQuery);
-    const readRows: ReadRows = async <Row>({ text, values, rowMode }: PreparedRead) => {
+    const readRows = tracedReads(async <Row>({ text, values, rowMode }: PreparedRead) => {
       options.onQuery?.(text);
       return (await pglite.query<Row>(text, values, rowMode ? { rowMode } : undefined)).rows;
-    };
+    });
     return {
       config,
       prisma,
@@ -176,10 +182,10 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     maxWait: deadlines.DATABASE_CONNECT_TIMEOUT_MS,
     timeout: deadlines.DATABASE_TRANSACTION_TIMEOUT_MS,
   });
-  const readRows: ReadRows = async <Row>(read: PreparedRead) => {
+  const readRows = tracedReads(async <Row>(read: PreparedRead) => {
     options.onQuery?.(read.text);
     return (await pool.query<Row & pg.QueryResultRow>(read)).rows;
-  };
+  });
   return {
     config,
     prisma,

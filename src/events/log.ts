@@ -4,6 +4,7 @@ import { isoTimestamp as iso } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import type { BookingEventType, LogEventType } from './kinds.js';
 import { enqueueDeliveries } from './webhooks/fanout.js';
+import { currentTraceParent, inSpan } from '../tracing/tracing.js';
 
 /** Who cancelled a booking: the `key_…` id of the API key that asked, or `operator` for a change made without one. */
 export interface Cancellation {
@@ -76,24 +77,29 @@ export interface LogEventInput {
  */
 export async function appendLogEvent(tx: Prisma.TransactionClient, input: LogEventInput, now: Date): Promise<BookingEvent> {
   const id = newId('bookingEvent');
-  const payload: LogEventPayload = { id, event: input.type, created: iso(now), data: input.data };
-  const event = await tx.bookingEvent.create({
-    data: {
-      id,
-      accountId: input.accountId,
-      ...input.subject,
+  return inSpan('booking log append', { 'hallowgate.event.id': id, 'hallowgate.event.type': input.type }, async () => {
+    const payload: LogEventPayload = { id, event: input.type, created: iso(now), data: input.data };
+    const event = await tx.bookingEvent.create({
+      data: {
+        id,
+        accountId: input.accountId,
+        ...input.subject,
+        type: input.type,
+        payload: payload as unknown as Prisma.InputJsonValue,
+        createdAt: now,
+        // This span's, so the event's deliveries and the subscribers it reaches link back to it.
+        traceParent: currentTraceParent(),
+      },
+    });
+    await enqueueDeliveries(tx, {
+      accountId: event.accountId,
+      messageId: event.id,
       type: input.type,
-      payload: payload as unknown as Prisma.InputJsonValue,
-      createdAt: now,
-    },
+      seq: event.seq,
+      payload: event.payload as Prisma.InputJsonValue,
+      createdAt: event.createdAt,
+      traceParent: event.traceParent,
+    });
+    return event;
   });
-  await enqueueDeliveries(tx, {
-    accountId: event.accountId,
-    messageId: event.id,
-    type: input.type,
-    seq: event.seq,
-    payload: event.payload as Prisma.InputJsonValue,
-    createdAt: event.createdAt,
-  });
-  return event;
 }

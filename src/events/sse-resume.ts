@@ -1,5 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { BookingEvent } from '../generated/prisma/client.js';
 import type { Context } from '../graphql/context.js';
 import { eventStreamResponse } from '../server/event-stream.js';
 
@@ -21,9 +22,10 @@ export function lastEventIdOf(request: Request | undefined): string | null {
   return value ? value : null;
 }
 
-/** Notes the event whose payload is being sent, for the SSE id line (set by the subscription's resolver). */
-export function noteStreamedEvent(context: Context, eventId: string): void {
-  context.streamedEventId = eventId;
+/** Notes the event whose payload is being sent, for the SSE id line and the span of its sending (set by the subscription's resolver). */
+export function noteStreamedEvent(context: Context, event: Pick<BookingEvent, 'id' | 'traceParent'>): void {
+  context.streamedEventId = event.id;
+  context.streamedEventTraceParent = event.traceParent;
 }
 
 /** A subscription's results as server-sent events, each booking event's with its `id:` line. */

@@ -59,7 +59,7 @@ async function* bookingEventStream(context: Context, start: StreamStart, types: 
         lastSeq = event.seq;
         if (types?.length && !types.includes(event.type as LogEventType)) continue;
         // Noted here, for this subscriber: the result sent may be one executed for another (useSubscriptionFanOut).
-        noteStreamedEvent(context, event.id);
+        noteStreamedEvent(context, event);
         yield event;
       }
       if (page.length === replayPage) continue;

@@ -39,6 +39,8 @@ export interface Context {
   lastEventId: string | null;
   /** The booking event whose payload a subscription is sending, for the SSE `id:` line. */
   streamedEventId?: string | undefined;
+  /** That event's traceparent (booking_events.trace_parent), which the span of its sending links to. */
+  streamedEventTraceParent?: string | null | undefined;
   /** The response cache's data versions read for this request: whichever of the HTTP layer, REST and Yoga asks first reads each. */
   dataVersionReads: DataVersionReads;
 }

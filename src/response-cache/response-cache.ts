@@ -102,7 +102,8 @@ export class ResponseCache {
   constructor(
     /** Characters of JSON the entries may take. */
     budget: number,
-    private readonly onLookup: (surface: Surface, outcome: LookupOutcome) => void,
+    /** Told of each lookup, with the data versions read for it (none for a request seen the first time). */
+    private readonly onLookup: (surface: Surface, outcome: LookupOutcome, dataVersions: readonly (string | null)[]) => void,
   ) {
     // One large entry must not push out everything else.
     this.entries = new LRUCache<string, object>({ maxSize: budget, maxEntrySize: Math.max(1, Math.floor(budget / 64)) });
@@ -120,12 +121,12 @@ export class ResponseCache {
     variables?: RequestVariables,
   ): Promise<CacheSlot<Entry> | undefined> {
     if (!this.admits(requestKey)) {
-      this.onLookup(surface, 'miss');
+      this.onLookup(surface, 'miss', []);
       return undefined;
     }
-    const key = await this.keyOf(context, dataVersions, requestKey, variables);
+    const { key, values } = await this.keyOf(context, dataVersions, requestKey, variables);
     const entry = this.entries.get(key) as Entry | undefined;
-    this.counted(surface, entry);
+    this.counted(surface, entry, values);
     return { key, entry };
   }
 
@@ -141,8 +142,9 @@ export class ResponseCache {
     variables?: RequestVariables,
   ): Promise<Entry | undefined> {
     if (!this.seenOnce.has(requestKey)) return undefined;
-    const entry = this.entries.get(await this.keyOf(context, dataVersions, requestKey, variables)) as Entry | undefined;
-    if (entry) this.counted(surface, entry);
+    const { key, values } = await this.keyOf(context, dataVersions, requestKey, variables);
+    const entry = this.entries.get(key) as Entry | undefined;
+    if (entry) this.counted(surface, entry, values);
     return entry;
   }
 
@@ -165,12 +167,13 @@ export class ResponseCache {
     dataVersions: readonly DataVersionDependency<Context>[],
     requestKey: string,
     variables?: RequestVariables,
-  ): Promise<string> {
-    return `${requestKey}${JSON.stringify(await readDataVersions(context, dataVersions, variables))}`;
+  ): Promise<{ key: string; values: (string | null)[] }> {
+    const values = await readDataVersions(context, dataVersions, variables);
+    return { key: `${requestKey}${JSON.stringify(values)}`, values };
   }
 
-  private counted(surface: Surface, entry: object | undefined): void {
-    this.onLookup(surface, entry ? 'hit' : 'miss');
+  private counted(surface: Surface, entry: object | undefined, dataVersions: readonly (string | null)[]): void {
+    this.onLookup(surface, entry ? 'hit' : 'miss', dataVersions);
     if (entry) fastPathUses['response-cache']++;
   }
 }

@@ -21,6 +21,8 @@ import { sendGraphiQLPage } from './graphiql.js';
 import { sendProblem } from './problem.js';
 import { publicOriginOf } from './public-url.js';
 import type { ServerContext, Yoga } from './yoga.js';
+import { traceRequests } from '../tracing/http.js';
+import { activeTracer } from '../tracing/tracing.js';
 
 export interface HttpDependencies {
   services: AppServices;
@@ -208,7 +210,7 @@ export function createRequestHandler(deps: HttpDependencies) {
     throw new AppError('not_found', `No route ${echoed(url.pathname)}.`);
   }
 
-  return async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const startedAt = performance.now();
     const requestId = requestIdOf(request);
     response.setHeader('x-request-id', requestId);
@@ -247,5 +249,14 @@ export function createRequestHandler(deps: HttpDependencies) {
       if (problem.status >= 500 && !wasLogged(error)) services.logger.error({ err: error, request_id: requestId }, `request failed: ${problem.code}`);
       sendProblem(response, problem, requestId);
     }
-  };
+  }
+
+  const tracer = activeTracer();
+  return tracer ? traceRequests(tracer, handleRequest, routeTemplateOf) : handleRequest;
+}
+
+/** The path template of the route that answered: a REST route's, or /graphql; undefined for anything else. */
+function routeTemplateOf(response: ServerResponse): string | undefined {
+  if (graphqlRoutes.has(response)) return '/graphql';
+  return matchedRouteOf(response)?.split(' ')[1];
 }

@@ -19,6 +19,8 @@ import { endableStream } from '../shared/streams.js';
 import { useJsonPostExecution, type JsonPostExecuted } from './json-post.js';
 import type { Metrics } from './metrics.js';
 import { useSubscriptionQuota, type SubscriptionQuota, type SubscriptionSlot } from './subscription-quota.js';
+import { useTracing } from '../tracing/graphql.js';
+import { activeTracer } from '../tracing/tracing.js';
 
 /** What the HTTP layer hands Yoga for each request, after the access gate let it through. */
 export interface ServerContext extends OperationRouteListener, SubscriptionSlot, JsonPostExecuted {
@@ -72,12 +74,15 @@ export function createGraphQLServer(
   /** Where automatic persisted queries are registered; this process's memory when absent. */
   persistedQueries?: APQStore,
 ): Yoga {
+  const tracer = activeTracer();
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
     context: ({ admission, requestId, request, dataVersionReads }) => createContext(services, admission.principal, requestId, lastEventIdOf(request), dataVersionReads),
     // The fast paths (src/fast-paths.ts) are plugged in only when HALLOWGATE_FAST_PATHS keeps them on.
     plugins: [
+      // First, so every other plugin's work runs inside its spans; only when tracing is on.
+      ...(tracer ? [useTracing(tracer)] : []),
       ...(fastPaths['json-post'] ? [useJsonPostExecution()] : []),
       useRequestParams(),
       // After the params' own checks, before anything reads the document: a request that sends only

@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
+import { logCorrelation } from '../tracing/tracing.js';
 
 /**
  * Where log lines go and in which form: one JSON object a line for machines (a pipe, a file, a log
@@ -48,6 +49,7 @@ export function plainDestination(output: { write(text: string): unknown }): Dest
 
 /** The server's logger at `level`, plain on a terminal and JSON otherwise. */
 export function createLogger(level: string, output: NodeJS.WriteStream = process.stdout): Logger {
-  if (logFormatFor(output) === 'plain') return pino({ level }, plainDestination(output));
-  return output === process.stdout ? pino({ level }) : pino({ level }, output);
+  const options = { level, ...logCorrelation() };
+  if (logFormatFor(output) === 'plain') return pino(options, plainDestination(output));
+  return output === process.stdout ? pino(options) : pino(options, output);
 }

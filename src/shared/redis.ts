@@ -1,5 +1,6 @@
 import { Redis, type Command } from 'ioredis';
 import { settleWithin } from './deadline.js';
+import { endSpan, startChildSpan } from '../tracing/tracing.js';
 
 export interface RedisConnectionOptions {
   /**
@@ -41,7 +42,15 @@ class RedisWithDeadline extends Redis {
   }
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    // The command's name only: its keys and arguments (credentials' ids, counters) stay out of traces.
+    const span = startChildSpan(command.name.toUpperCase(), { 'db.system': 'redis', 'db.system.name': 'redis', 'db.operation.name': command.name.toUpperCase() });
     const result = super.sendCommand(command, stream);
+    if (span) {
+      command.promise.then(
+        () => span.end(),
+        (error: unknown) => endSpan(span, error),
+      );
+    }
     if (!command.isResolved) {
       const timer = setTimeout(
         () =>

@@ -9,6 +9,7 @@ import type { Plan, PrismaClient } from '../../src/generated/prisma/client.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { newId } from '../../src/shared/ids.js';
 import { createSecretBox } from '../../src/shared/secrets.js';
+import { logCorrelation } from '../../src/tracing/tracing.js';
 import { offersWorkerPollComment } from '../../src/bookings/holds/worker.js';
 import { openTestDatabase } from './database.js';
 import { testSecretsKey } from './secrets.js';
@@ -63,7 +64,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     config,
     database,
     secrets,
-    logger: options.logStream ? pino({ level: config.LOG_LEVEL }, options.logStream) : pino({ level: config.LOG_LEVEL }),
+    logger: options.logStream ? pino({ level: config.LOG_LEVEL, ...logCorrelation() }, options.logStream) : pino({ level: config.LOG_LEVEL }),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const url = await app.listen(0, '127.0.0.1');

@@ -11,6 +11,8 @@ export interface WebhookMessage {
   seq: bigint;
   payload: Prisma.InputJsonValue;
   createdAt: Date;
+  /** The traceparent of the span that recorded the message, which each delivery's span links to. */
+  traceParent?: string | null;
 }
 
 /**
@@ -46,6 +48,7 @@ export async function enqueueDeliveries(tx: Prisma.TransactionClient, message: W
       eventType: message.type,
       seq: message.seq,
       payload: message.payload,
+      traceParent: message.traceParent ?? null,
       nextAttemptAt: message.createdAt,
       createdAt: message.createdAt,
     })),

@@ -14,6 +14,7 @@ import { bookingEventPayload, type BookingEventDetails, type LogEventPayload } f
 import { findOwnEndpoint, requireScopeForEvents } from './endpoints.js';
 import { nextMessagePosition } from './fanout.js';
 import { attemptDelivery, attemptOptionsOf, leaseMarginMs } from './worker.js';
+import { currentTraceParent } from '../../tracing/tracing.js';
 
 const hourMs = 3_600_000;
 const dayMs = 24 * hourMs;
@@ -163,7 +164,15 @@ export async function sendTestEvent(context: Context, endpointId: string, rawInp
   await attemptDelivery(
     // Never retried: no schedule of waits.
     { ...attemptOptionsOf(services.config, { prisma: context.prisma, logger: services.logger, clock: services.clock, secrets: services.secrets }), retrySchedule: [] },
-    { id: delivery.id, endpoint_id: endpoint.id, message_id: messageId, payload: delivery.payload, attempt_count: 1, locked_until: lockedUntil },
+    {
+      id: delivery.id,
+      endpoint_id: endpoint.id,
+      message_id: messageId,
+      payload: delivery.payload,
+      attempt_count: 1,
+      locked_until: lockedUntil,
+      trace_parent: currentTraceParent(),
+    },
   );
   return delivery;
 }

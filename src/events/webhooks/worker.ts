@@ -7,6 +7,7 @@ import { pollingLoop } from '../../shared/polling.js';
 import type { SecretBox } from '../../shared/secrets.js';
 import { describeDeliveryFailure, postWebhook } from './destination.js';
 import { signatureHeader } from './signing.js';
+import { inDeliverySpan, outgoingTraceHeaders, type DeliverySpan } from '../../tracing/webhooks.js';
 
 /** What one attempt needs: the database, the signing secrets, and the rules of an attempt's outcome. */
 export interface AttemptOptions {
@@ -54,6 +55,8 @@ export interface ClaimedDelivery {
   payload: unknown;
   attempt_count: number;
   locked_until: Date;
+  /** The traceparent of the span that recorded the message, which the attempt's span links to. */
+  trace_parent: string | null;
 }
 
 /**
@@ -83,6 +86,8 @@ async function send(options: AttemptOptions, endpoint: WebhookEndpoint, delivery
     'webhook-id': delivery.message_id,
     'webhook-timestamp': String(Math.floor(started.getTime() / 1000)),
     'webhook-signature': signatureHeader(endpoint, options.secrets, delivery.message_id, started, body),
+    // The attempt's span, so the receiver's work joins its trace (none when tracing is off).
+    ...outgoingTraceHeaders(),
   };
   try {
     const status = await postWebhook(new URL(endpoint.url), headers, body, { allowPrivate: options.allowPrivate, signal: deadline });
@@ -98,6 +103,10 @@ async function send(options: AttemptOptions, endpoint: WebhookEndpoint, delivery
  * state (done, or due again after the retry schedule), and the endpoint's failure streak.
  */
 export async function attemptDelivery(options: AttemptOptions, delivery: ClaimedDelivery): Promise<void> {
+  await inDeliverySpan(delivery, (span) => sendAndRecord(options, delivery, span));
+}
+
+async function sendAndRecord(options: AttemptOptions, delivery: ClaimedDelivery, span: DeliverySpan): Promise<void> {
   const { prisma, logger, clock } = options;
   // Counted from the claim, so loading the endpoint, DNS, the request and the answer (its body too)
   // all fit in the lease, and the attempt keeps its slot, here and in its account's share, until its
@@ -106,6 +115,7 @@ export async function attemptDelivery(options: AttemptOptions, delivery: Claimed
   const endpoint = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: delivery.endpoint_id } });
   const started = performance.now();
   const outcome = await send(options, endpoint, delivery, deadline);
+  span.answered(new URL(endpoint.url), outcome.responseStatus);
   const now = clock();
   const retryAfter = options.retrySchedule[delivery.attempt_count - 1];
   // 410 Gone: the receiver says the endpoint is no more, so it is disabled rather than retried.
@@ -205,7 +215,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
               ORDER BY due.next_attempt_at, due.seq
               LIMIT ${limit})
           FOR UPDATE SKIP LOCKED)
-        RETURNING id, endpoint_id, message_id, payload, attempt_count, locked_until`;
+        RETURNING id, endpoint_id, message_id, payload, attempt_count, locked_until, trace_parent`;
     });
   }
 

@@ -1,0 +1,121 @@
+import { getOperationAST, type DocumentNode } from 'graphql';
+import { context, SpanKind, SpanStatusCode, trace, type Context as TraceContext, type Span, type Tracer } from '@opentelemetry/api';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { Context } from '../graphql/context.js';
+import type { LookupOutcome } from '../response-cache/response-cache.js';
+import { endableStream } from '../shared/streams.js';
+import { endSpan, linksTo } from './tracing.js';
+
+type TracedContext = Context & { params?: { operationName?: string | null } };
+
+/** Notes the operation's name and type on the span the caller runs in (parse, validate, execute, subscription). */
+function noteOperation(document: DocumentNode, operationName: string | null | undefined): void {
+  const operation = getOperationAST(document, operationName);
+  const span = trace.getActiveSpan();
+  if (!operation || !span) return;
+  span.setAttribute('graphql.operation.type', operation.operation);
+  if (operation.name) span.setAttribute('graphql.operation.name', operation.name.value);
+}
+
+/** Runs a phase in a span of its own; `wrapped` may answer a promise (execute, subscribe). */
+function inPhaseSpan(span: Span, wrapped: () => unknown): unknown {
+  const finish = (error?: unknown) => endSpan(span, error);
+  let outcome: unknown;
+  try {
+    outcome = context.with(trace.setSpan(context.active(), span), wrapped);
+  } catch (error) {
+    finish(error);
+    throw error;
+  }
+  if (outcome instanceof Promise)
+    return outcome.then(
+      () => finish(),
+      (error: unknown) => (finish(error), Promise.reject(error)),
+    );
+  finish();
+  return outcome;
+}
+
+/** `stream` with each value read (and so each event executed) within `traceContext`. */
+function runningWithin<T>(stream: AsyncIterableIterator<T>, traceContext: TraceContext): AsyncIterableIterator<T> {
+  const within: AsyncIterableIterator<T> = {
+    [Symbol.asyncIterator]: () => within,
+    next: () => context.with(traceContext, () => stream.next()),
+    return: () => stream.return!(),
+    throw: (error: unknown) => stream.throw!(error),
+  };
+  return within;
+}
+
+/**
+ * Spans for GraphQL's phases, through envelop's instrumentation (the ecosystem's way of wrapping
+ * each phase): graphql.parse, graphql.validate and graphql.execute under the request's span, each
+ * with the operation's name and type. A subscription is a SERVER span of its own, from its start to
+ * its end, over graphql-ws and SSE alike; each event it sends is a graphql.subscription.event span
+ * under it, linked to the span that appended the event to the booking log. Plugged in first, so
+ * every other plugin's work runs inside these spans.
+ */
+export function useTracing(tracer: Tracer): Plugin<TracedContext> {
+  /** The subscription span of each subscription under way, by its context. */
+  const subscriptions = new WeakMap<object, Span>();
+  return {
+    instrumentation: {
+      parse: (_payload, wrapped) => void inPhaseSpan(tracer.startSpan('graphql.parse'), wrapped),
+      validate: (_payload, wrapped) => void inPhaseSpan(tracer.startSpan('graphql.validate'), wrapped),
+      execute: (_payload, wrapped) => inPhaseSpan(tracer.startSpan('graphql.execute'), wrapped) as Promise<void>,
+      subscribe: ({ context: subscriber }, wrapped) => {
+        const span = tracer.startSpan('graphql.subscription', { kind: SpanKind.SERVER });
+        subscriptions.set(subscriber, span);
+        // Ended with its stream (onSubscribeResult); a subscription refused before it has one ends here.
+        return context.with(trace.setSpan(context.active(), span), () =>
+          Promise.resolve(wrapped()).catch((error: unknown) => {
+            endSpan(span, error);
+            throw error;
+          }),
+        );
+      },
+    },
+    onParse:
+      ({ context: { params } }) =>
+      ({ result }) => {
+        if (result && !(result instanceof Error)) noteOperation(result, params?.operationName);
+      },
+    onValidate: ({ params, context: { params: request } }) => noteOperation(params.documentAST, request?.operationName),
+    onExecute: ({ args }) => noteOperation(args.document, args.operationName),
+    onSubscribe: ({ args }) => {
+      noteOperation(args.document, args.operationName);
+      const span = subscriptions.get(args.contextValue);
+      if (!span) return undefined;
+      span.updateName(`subscription ${getOperationAST(args.document, args.operationName)?.name?.value ?? ''}`.trim());
+      const within = trace.setSpan(context.active(), span);
+      return {
+        onSubscribeResult: ({ result, setResult }) => {
+          if (!isAsyncIterable(result)) {
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            span.end();
+            return undefined;
+          }
+          // Each event is read and executed within the subscription's span.
+          const inSubscription = runningWithin(endableStream(result, () => span.end()).stream, within);
+          setResult(inSubscription);
+          return {
+            onNext: ({ args: { contextValue } }) => {
+              const event = tracer.startSpan('graphql.subscription.event', { links: linksTo(contextValue.streamedEventTraceParent) }, within);
+              if (contextValue.streamedEventId) event.setAttribute('hallowgate.event.id', contextValue.streamedEventId);
+              event.end();
+            },
+          };
+        },
+      };
+    },
+  };
+}
+
+/** Notes a response cache lookup on the span it ran in: hit or miss, and the data versions read. */
+export function noteCacheLookup(outcome: LookupOutcome, dataVersions: readonly (string | null)[]): void {
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  span.setAttribute('hallowgate.response_cache', outcome);
+  const read = dataVersions.filter((value): value is string => value !== null);
+  if (read.length) span.setAttribute('hallowgate.data_versions', read);
+}

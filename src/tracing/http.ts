@@ -1,0 +1,39 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { contextFromHeaders, withTraceHeaders } from './tracing.js';
+
+export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+
+/**
+ * `handle` with a SERVER span around each request: it continues the caller's trace when the request
+ * carries a W3C `traceparent`, and is named by the route that answered (a REST template, /graphql),
+ * never by the path itself, whose ids would make every span's name different. The response says
+ * which trace it belongs to (`traceresponse`). `routeOf` gives the route's path template once the answer is sent.
+ */
+export function traceRequests(tracer: Tracer, handle: RequestHandler, routeOf: (response: ServerResponse) => string | undefined): RequestHandler {
+  return (request, response) => {
+    const method = request.method ?? 'GET';
+    const parent = contextFromHeaders(request.headers);
+    const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': (request.url ?? '/').split('?')[0] } }, parent);
+    const spanContext = trace.setSpan(parent, span);
+    const traceParent = withTraceHeaders(spanContext, {})['traceparent'];
+    if (traceParent) response.setHeader('traceresponse', traceParent);
+    const ended = () => {
+      const route = routeOf(response);
+      if (route) {
+        span.updateName(`${method} ${route}`);
+        span.setAttribute('http.route', route);
+      }
+      span.setAttribute('http.response.status_code', response.statusCode);
+      const requestId = response.getHeader('x-request-id');
+      if (typeof requestId === 'string') span.setAttribute('hallowgate.request_id', requestId);
+      // A 4xx is the client's mistake: only the server's own failures mark the span.
+      if (response.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      // Closed before the answer was sent whole: the client went away.
+      else if (!response.writableFinished) span.setStatus({ code: SpanStatusCode.ERROR, message: 'connection closed before the response ended' });
+      span.end();
+    };
+    response.once('close', ended);
+    return context.with(spanContext, () => handle(request, response));
+  };
+}

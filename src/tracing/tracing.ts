@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import {
+  context,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context as TraceContext,
+  type Link,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler } from '@opentelemetry/sdk-trace';
+import { samplingOf, tracesUrlOf, type TracingSettings } from './settings.js';
+
+/**
+ * Tracing through OpenTelemetry's SDK, on only when an OTLP endpoint is set (settings.ts). Off, none
+ * of this runs: every seam asks `activeTracer()` once, when it is built or per call, and does what it
+ * did before when the answer is undefined. On, spans are made at the project's own seams (the HTTP
+ * layer, the Yoga plugin list, the database's statements, the Redis wrapper, the booking log, the
+ * webhook worker), never by replacing a library's methods.
+ */
+
+/** How long one export to the collector may take: a collector that hangs costs a batch, never a request. */
+const exportTimeoutMs = 10_000;
+/** Longest attribute value kept: a long statement's text is cut, not dropped. */
+const attributeValueLengthLimit = 4_096;
+
+export interface Tracing {
+  tracer: Tracer;
+  /** Sends the spans ended so far. */
+  flush(): Promise<void>;
+  /** Sends what is left and stops; tracing is off afterwards. */
+  shutdown(): Promise<void>;
+}
+
+let active: Tracing | undefined;
+const propagator = new W3CTraceContextPropagator();
+
+function samplerOf(settings: TracingSettings): Sampler {
+  const { sampler, ratio } = samplingOf(settings);
+  const root = sampler.endsWith('always_on') ? new AlwaysOnSampler() : sampler.endsWith('always_off') ? new AlwaysOffSampler() : new TraceIdRatioBasedSampler(ratio);
+  return sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
+}
+
+/**
+ * Starts tracing for this process when the settings turn it on (once: a second call finds it
+ * started); undefined when they leave it off. Call it before the database opens and the app is made.
+ */
+export function startTracing(settings: TracingSettings): Tracing | undefined {
+  const url = tracesUrlOf(settings);
+  if (active || !url) return active;
+  const exporterOptions = { url, timeoutMillis: exportTimeoutMs };
+  const exporter = settings.OTEL_EXPORTER_OTLP_PROTOCOL === 'http/json' ? new JsonTraceExporter(exporterOptions) : new ProtobufTraceExporter(exporterOptions);
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': settings.OTEL_SERVICE_NAME, 'service.instance.id': randomUUID() }),
+    sampler: samplerOf(settings),
+    spanLimits: { attributeValueLengthLimit },
+    // Batches are sent in the background; past the queue's bound, spans are dropped, never held.
+    spanProcessors: [new BatchSpanProcessor({ exporter, exportTimeoutMillis: exportTimeoutMs })],
+  });
+  // Spans find their parent through the async context a request's work runs in.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const started: Tracing = {
+    tracer: provider.getTracer('hallowgate'),
+    flush: () => provider.forceFlush(),
+    async shutdown() {
+      if (active === started) active = undefined;
+      await provider.shutdown();
+      context.disable();
+    },
+  };
+  active = started;
+  return started;
+}
+
+/** The tracer when tracing is on. */
+export function activeTracer(): Tracer | undefined {
+  return active?.tracer;
+}
+
+export function activeTracing(): Tracing | undefined {
+  return active;
+}
+
+/**
+ * A span under the one the caller runs in, or undefined when tracing is off or the caller runs in
+ * none: work outside a request or a delivery (the workers' polls, Redis health probes) starts no trace.
+ */
+export function startChildSpan(name: string, attributes: Attributes, kind: SpanKind = SpanKind.CLIENT, startTime?: Date): Span | undefined {
+  const tracer = active?.tracer;
+  if (!tracer) return undefined;
+  const parent = context.active();
+  if (!trace.getSpan(parent)) return undefined;
+  return tracer.startSpan(name, { kind, attributes, ...(startTime ? { startTime } : {}) }, parent);
+}
+
+/** Ends `span` as failed when `error` is set. */
+export function endSpan(span: Span, error?: unknown): void {
+  if (error !== undefined) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
+  }
+  span.end();
+}
+
+/** Runs `work` in a span of its own (under the caller's) when tracing is on; as it is when off. */
+export async function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
+  const tracer = active?.tracer;
+  if (!tracer) return work();
+  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      const value = await work();
+      span.end();
+      return value;
+    } catch (error) {
+      endSpan(span, error);
+      throw error;
+    }
+  });
+}
+
+/** The W3C traceparent of the span the caller runs in; null when tracing is off or there is none. */
+export function currentTraceParent(): string | null {
+  if (!active) return null;
+  const carrier: Record<string, string> = {};
+  propagator.inject(context.active(), carrier, defaultTextMapSetter);
+  return carrier['traceparent'] ?? null;
+}
+
+/** The trace context W3C headers carry (`traceparent`, `tracestate`), continued from; the root when they carry none. */
+export function contextFromHeaders(headers: Record<string, string | string[] | undefined>): TraceContext {
+  return propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+}
+
+/** `headers` with the W3C trace context of `traceContext` added. */
+export function withTraceHeaders(traceContext: TraceContext, headers: Record<string, string>): Record<string, string> {
+  propagator.inject(traceContext, headers, defaultTextMapSetter);
+  return headers;
+}
+
+/** A link to the span a stored traceparent names; none when it names none. */
+export function linksTo(traceParent: string | null | undefined): Link[] {
+  if (!traceParent) return [];
+  const spanContext = trace.getSpanContext(contextFromHeaders({ traceparent: traceParent }));
+  return spanContext ? [{ context: spanContext }] : [];
+}
+
+/**
+ * pino options that add the trace and span ids of the span a log line is written in, when tracing
+ * is on, so a request's log lines are found from its trace and back.
+ */
+export function logCorrelation(): { mixin?: () => Record<string, string> } {
+  if (!active) return {};
+  return {
+    mixin(): Record<string, string> {
+      const spanContext = trace.getSpanContext(context.active());
+      return spanContext ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : {};
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startTracing, type Tracing } from '../../src/tracing/tracing.js';
+import { openService } from '../support/bookable.js';
+import { apiClient, futureSlot } from '../support/http.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/** Tracing on, with a sampler that keeps nothing (its own file: tracing is once per process). */
+describe('a sampler that keeps nothing', () => {
+  let collector: OtlpReceiver;
+  let tracing: Tracing;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    collector = await startOtlpReceiver();
+    tracing = startTracing(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`, OTEL_TRACES_SAMPLER: 'always_off' }))!;
+    server = await startTestServer({ seed: true });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await tracing?.shutdown();
+    await collector?.close();
+  });
+
+  it('exports nothing, even for a caller that says its trace is sampled', async () => {
+    const serviceId = await openService(server.prisma);
+    const call = apiClient(server.url, (await server.createKey()).key);
+    const created = await call(
+      'POST',
+      '/v1/bookings',
+      { service_id: serviceId, start_time: futureSlot(3), customer: { name: 'A', email: 'a@example.com' } },
+      { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+    );
+    expect(created.status).toBe(201);
+    // The server's trace context is still answered, marked not sampled.
+    expect(created.headers.get('traceresponse')).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    await tracing.flush();
+    expect(collector.spans).toEqual([]);
+    expect(collector.bodies).toEqual([]);
+  });
+});
+
+describe('tracing settings', () => {
+  it('leave tracing off without an endpoint, or when OTEL_SDK_DISABLED is true', () => {
+    expect(startTracing(loadConfig({}))).toBeUndefined();
+    expect(startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }))).toBeUndefined();
+  });
+
+  it('refuse a protocol or sampler the server does not speak, naming the variable', () => {
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL must be http\/protobuf or http\/json/);
+    expect(() => loadConfig({ OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER must be one of/);
+    expect(() => loadConfig({ OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT must be an http/);
+  });
+});

@@ -1,0 +1,237 @@
+import { Writable } from 'node:stream';
+import { createClient, type Client } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { loadConfig } from '../../src/config.js';
+import { startTracing, type Tracing } from '../../src/tracing/tracing.js';
+import { openService } from '../support/bookable.js';
+import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
+import { spanKinds, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { startReceiver } from '../support/receiver.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { until } from '../events/cluster.js';
+
+const customer = { name: 'Perpetua Tracewell', email: 'perpetua.tracewell@example.com' };
+/** Sent as a booking's idempotency key: a value only a statement's parameters carry. */
+const idempotencyKey = 'idem-7f3c9a1e-trace-leak-probe';
+
+let receiver: OtlpReceiver;
+let tracing: Tracing;
+let server: TestServer;
+let call: ApiCall;
+let apiKey: string;
+/** The webhook endpoint's signing secret, searched for in every span. */
+let webhookSecret: string;
+let serviceId: string;
+const logLines: Record<string, unknown>[] = [];
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+  tracing = startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'parentbased_always_on' }))!;
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+      done();
+    },
+  });
+  server = await startTestServer({ seed: true, logStream, config: { LOG_LEVEL: 'debug' } });
+  serviceId = await openService(server.prisma);
+  apiKey = (await server.createKey()).key;
+  call = apiClient(server.url, apiKey);
+});
+afterAll(async () => {
+  await server?.close();
+  await tracing?.shutdown();
+  await receiver?.close();
+});
+
+/** Exports what has ended and gives the HTTP span of the request that answered with `response`'s traceresponse. */
+async function serverSpanOf(response: { headers: Headers }): Promise<ReceivedSpan> {
+  const [, traceId, spanId] = response.headers.get('traceresponse')!.split('-');
+  const find = () => receiver.spans.find((candidate) => candidate.traceId === traceId && candidate.spanId === spanId);
+  // The client may read the answer before the server has seen it off and ended the span.
+  await until(
+    () => {
+      if (find()) return true;
+      void tracing.flush();
+      return false;
+    },
+    'the request span',
+    10_000,
+  );
+  return find()!;
+}
+
+/** Every span below `root`, depth first. */
+function descendantsOf(root: ReceivedSpan): ReceivedSpan[] {
+  return receiver.childrenOf(root).flatMap((child) => [child, ...descendantsOf(child)]);
+}
+
+async function book(days: number, headers: Record<string, string> = {}) {
+  const created = await call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(days), customer }, headers);
+  expect(created.status).toBe(201);
+  return created;
+}
+
+describe('tracing a REST booking create', () => {
+  it('makes one trace: the HTTP server span, GraphQL execute under it, SQL statements and the log append under that', async () => {
+    const created = await book(3, { 'idempotency-key': idempotencyKey });
+    const http = await serverSpanOf(created);
+    expect(http).toMatchObject({ name: 'POST /v1/bookings', kind: spanKinds.server, parentSpanId: undefined });
+    expect(http.attributes).toMatchObject({ 'http.route': '/v1/bookings', 'http.response.status_code': 201, 'http.request.method': 'POST' });
+    expect(http.resource['service.name']).toBe('hallowgate');
+
+    const [execute] = receiver.childrenOf(http).filter((span) => span.name === 'graphql.execute');
+    expect(execute!.attributes).toMatchObject({ 'graphql.operation.type': 'mutation', 'graphql.operation.name': 'CreateBooking' });
+    const below = descendantsOf(execute!);
+    const statements = below.filter((span) => span.attributes['db.system'] === 'postgresql');
+    expect(statements.length).toBeGreaterThan(2);
+    for (const statement of statements) {
+      expect(statement.kind).toBe(spanKinds.client);
+      expect(statement.attributes['db.query.text']).toEqual(expect.any(String));
+    }
+    expect(statements.some((span) => /INSERT INTO "public"."bookings"/.test(String(span.attributes['db.query.text'])))).toBe(true);
+
+    const [append] = below.filter((span) => span.name === 'booking log append');
+    expect(append!.attributes).toMatchObject({ 'hallowgate.event.type': 'booking.created' });
+    const appended = receiver.childrenOf(append!).map((span) => String(span.attributes['db.query.text']));
+    expect(appended.some((text) => text.includes('INSERT INTO "public"."booking_events"'))).toBe(true);
+
+    // The event keeps the append span's trace context for the deliveries and subscribers it reaches.
+    const event = await server.prisma.bookingEvent.findFirstOrThrow({ where: { bookingId: created.body.id } });
+    expect(event.traceParent).toBe(`00-${append!.traceId}-${append!.spanId}-01`);
+  });
+
+  it('joins the request log lines to the trace, and a problem document keeps its request id', async () => {
+    // Refused by validation: Yoga answers it, and writes its own log lines on the way.
+    const invalid = await call('POST', '/graphql', { query: 'query Missing { nope }' });
+    expect(invalid.body.errors).toHaveLength(1);
+    const http = await serverSpanOf(invalid);
+    const spanIds = new Set(receiver.trace(http.traceId).map((span) => span.spanId));
+    const lines = logLines.filter((line) => line['trace_id'] === http.traceId);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(spanIds.has(String(line['span_id']))).toBe(true);
+
+    const refused = await call('POST', '/v1/bookings', { service_id: serviceId });
+    expect(refused.status).toBe(422);
+    const refusedSpan = await serverSpanOf(refused);
+    expect(refused.body.request_id).toMatch(/^req_/);
+    expect(refusedSpan.attributes['hallowgate.request_id']).toBe(refused.body.request_id);
+  });
+
+  it('notes the response cache lookup and the data versions read on the span of a cached read', async () => {
+    const query = { query: 'query Categories { categories(first: 3) { edges { node { id } } } }' };
+    const answers = [];
+    for (let time = 0; time < 3; time++) answers.push(await call('POST', '/graphql', query));
+    expect(answers.map((answer) => answer.body.errors)).toEqual([undefined, undefined, undefined]);
+    const spans = await Promise.all(answers.map((answer) => serverSpanOf(answer)));
+    const [, second, third] = spans;
+    const executeOf = (http: ReceivedSpan) => receiver.childrenOf(http).find((span) => span.name === 'graphql.execute');
+    // The second asking is looked up (and stored) by the Yoga plugin; the third is answered before Yoga.
+    expect(executeOf(second!)!.attributes).toMatchObject({ 'hallowgate.response_cache': 'miss', 'hallowgate.data_versions': [expect.any(String)] });
+    expect(third!.attributes).toMatchObject({ 'hallowgate.response_cache': 'hit', 'hallowgate.data_versions': [expect.any(String)] });
+    expect(executeOf(third!)).toBeUndefined();
+  });
+});
+
+describe('W3C trace context', () => {
+  it("continues a caller's sampled trace", async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const created = await book(5, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    const http = await serverSpanOf(created);
+    expect(http.traceId).toBe(traceId);
+    expect(http.parentSpanId).toBe('00f067aa0ba902b7');
+  });
+
+  it("exports nothing of a caller's trace it was told is not sampled", async () => {
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const created = await book(6, { traceparent: `00-${traceId}-b7ad6b7169203331-00` });
+    expect(created.headers.get('traceresponse')).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
+    await tracing.flush();
+    expect(receiver.trace(traceId)).toEqual([]);
+    const event = await server.prisma.bookingEvent.findFirstOrThrow({ where: { bookingId: created.body.id } });
+    expect(event.traceParent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
+  });
+});
+
+describe('tracing a subscription', () => {
+  let subscriber: Client | undefined;
+  afterAll(() => subscriber?.dispose());
+
+  it('is a SERVER span of its own, each event sent a span under it linked to the request that logged the event', async () => {
+    const before = await book(20);
+    const replayedId = (await server.prisma.bookingEvent.findFirstOrThrow({ where: { bookingId: before.body.id } })).id;
+    const earlier = await server.prisma.bookingEvent.findFirstOrThrow({
+      where: { seq: { lt: (await server.prisma.bookingEvent.findUniqueOrThrow({ where: { id: replayedId } })).seq } },
+      orderBy: { seq: 'desc' },
+    });
+    subscriber = createClient({
+      url: `${server.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${apiKey}` },
+      retryAttempts: 0,
+    });
+    const streamed: string[] = [];
+    subscriber.subscribe<{ bookingEvents: { id: string } }>(
+      { query: 'subscription WatchBookings($after: ID) { bookingEvents(after: $after) { id } }', variables: { after: earlier.id } },
+      { next: ({ data }) => void streamed.push(data!.bookingEvents.id), error: (error) => streamed.push(`error: ${JSON.stringify(error)}`), complete: () => undefined },
+    );
+    // The replayed event proves the subscription is live; the next one comes from the create below.
+    await until(() => streamed.length >= 1, 'the replayed event', 10_000);
+    const created = await book(21);
+    await until(() => streamed.length >= 2, 'the live event', 10_000);
+    const liveId = (await server.prisma.bookingEvent.findFirstOrThrow({ where: { bookingId: created.body.id } })).id;
+    expect(streamed).toEqual([replayedId, liveId]);
+    await subscriber.dispose();
+    subscriber = undefined;
+
+    const createSpan = await serverSpanOf(created);
+    await until(() => receiver.spans.some((span) => span.name === 'subscription WatchBookings'), 'the subscription span to end', 10_000);
+    const subscription = receiver.spans.find((span) => span.name === 'subscription WatchBookings')!;
+    expect(subscription).toMatchObject({ kind: spanKinds.server, parentSpanId: undefined });
+    expect(subscription.attributes).toMatchObject({ 'graphql.operation.type': 'subscription', 'graphql.operation.name': 'WatchBookings' });
+    const events = receiver.childrenOf(subscription).filter((span) => span.name === 'graphql.subscription.event');
+    expect(events.map((span) => span.attributes['hallowgate.event.id'])).toEqual([replayedId, liveId]);
+    const append = receiver.trace(createSpan.traceId).find((span) => span.name === 'booking log append')!;
+    expect(events[1]!.links).toEqual([{ traceId: append.traceId, spanId: append.spanId }]);
+    // The log reads that found the events ran within the subscription.
+    expect(descendantsOf(subscription).some((span) => String(span.attributes['db.query.text']).includes('"public"."booking_events"'))).toBe(true);
+  });
+});
+
+describe('tracing a webhook delivery', () => {
+  it('is a CLIENT span linked to the request that logged the event, and the receiver gets its traceparent', async () => {
+    const hooks = await startReceiver();
+    try {
+      const endpoint = await call('POST', '/v1/webhook_endpoints', { url: hooks.url });
+      expect(endpoint.status).toBe(201);
+      webhookSecret = endpoint.body.secret;
+      const created = await book(30);
+      const [delivered] = await hooks.waitFor(1);
+      const createSpan = await serverSpanOf(created);
+      const append = receiver.trace(createSpan.traceId).find((span) => span.name === 'booking log append')!;
+      const [, traceId, spanId, flags] = String(delivered!.headers['traceparent']).split('-');
+      expect(flags).toBe('01');
+      await until(() => receiver.spans.some((span) => span.spanId === spanId), 'the delivery span', 10_000).catch(() => tracing.flush());
+      await tracing.flush();
+      const delivery = receiver.spans.find((span) => span.traceId === traceId && span.spanId === spanId)!;
+      expect(delivery).toMatchObject({ name: 'webhook delivery', kind: spanKinds.client, parentSpanId: undefined, links: [{ traceId: append.traceId, spanId: append.spanId }] });
+      expect(delivery.attributes).toMatchObject({ 'http.response.status_code': 200, 'hallowgate.webhook.message_id': delivered!.headers['webhook-id'] });
+    } finally {
+      await call('DELETE', `/v1/webhook_endpoints/${(await server.prisma.webhookEndpoint.findFirstOrThrow()).id}`);
+      await hooks.close();
+    }
+  });
+});
+
+describe('what spans never carry', () => {
+  it('holds no API key, webhook signing secret, customer name or email, nor any statement parameter', async () => {
+    await tracing.flush();
+    const exported = receiver.bodies.join('\n');
+    expect(exported.length).toBeGreaterThan(1000);
+    const [, secretPart] = apiKey.split('.');
+    for (const secret of [apiKey, secretPart!, webhookSecret, customer.name, customer.email, idempotencyKey]) {
+      expect(exported, 'a secret or a parameter value was exported').not.toContain(secret);
+    }
+  });
+});
