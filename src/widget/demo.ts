@@ -59,6 +59,7 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 </style>
 </head>
 <body>
+<main>
 <h1>Halloween events widget</h1>
 <p>Paste the snippet into any page. It loads <code>widget.v1.js</code> asynchronously and renders the
 events of a city, in a shadow root that the page's CSS cannot reach.</p>
@@ -101,6 +102,7 @@ full; the token must be created with <code>--booking</code>.</p>
 ${live}
 </section>
 </div>
+</main>
 </body>
 </html>
 `;

@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { Browser, Page, WebSocket as PageWebSocket } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createWidgetToken } from '../../src/access/admin.js';
@@ -19,6 +20,7 @@ import { closePages, openPage, settledState, startHostSite, startRelay, type Hos
  */
 
 const hourMs = 3_600_000;
+const screenshots = fileURLToPath(new URL('../../test-results/widget/', import.meta.url));
 const city = 'Lanternfield';
 const timezone = 'America/New_York';
 /** Out in the Atlantic, where nothing else is. */
@@ -90,11 +92,13 @@ async function cancel(bookingId: string): Promise<void> {
 }
 
 beforeAll(async () => {
+  mkdirSync(screenshots, { recursive: true });
   await buildWidget();
   [api, host, browser] = await Promise.all([startTestServer(), startHostSite(), launchChromium()]);
   relay = await startRelay(api.url);
   accountId = await api.createAccount('Lanternfield guide');
-  token = (await createWidgetToken(api.prisma, { accountId, allowedOrigins: [host.origin, api.url] })).id;
+  // Every page of this file is one visitor's address: more than a visitor's share of the default limit.
+  token = (await createWidgetToken(api.prisma, { accountId, allowedOrigins: [host.origin, api.url], rateLimitPerMinute: 6_000 })).id;
   booker = apiClient(api.url, (await api.createKey({ scopes: ['bookings:read', 'bookings:write', 'directory:read'] })).key);
   admin = apiClient(api.url, (await api.createKey({ scopes: ['admin'] })).key);
   const startsAt = (minutes: number) => new Date(firstSlot.getTime() + minutes * 60_000);
@@ -309,5 +313,108 @@ describe('near', () => {
     await expect.poll(() => page.locator('#events .location').textContent()).toBe('Your location was not shared, so events are not sorted by distance.');
     expect(await page.locator('#events .location').getAttribute('role')).toBe('status');
     expect(await listed(page)).toEqual(before);
+  });
+});
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's violations on the page, every rule and impact, shadow roots included. */
+async function axeViolations(page: Page): Promise<{ id: string; impact: string | null; targets: string[] }[]> {
+  await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const { violations } = await (
+      window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[] }> } }
+    ).axe.run(document, {
+      resultTypes: ['violations'],
+    });
+    return violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => JSON.stringify(node.target)) }));
+  });
+}
+
+describe('accessibility', () => {
+  it.each(['pumpkin', 'midnight', 'classic'])('the demo page in the %s theme, with places and near, has no axe violation of any impact', async (theme) => {
+    const {
+      page,
+      pageErrors,
+      console: messages,
+    } = await openPage(browser, `${api.url}/widget/demo?token=${token}&city=${city}&category=&places=${party}&near=me&theme=${theme}`, {
+      permissions: ['geolocation'],
+      geolocation: { latitude: here.lat, longitude: here.lng },
+    });
+    expect(await settledState(page, '#halloween-events')).toBe('events');
+    const line = placesLine(page, places.open.title, '#halloween-events');
+    await expect.poll(() => line.getAttribute('data-places'), { timeout: 15_000 }).toBe('open');
+    expect(await axeViolations(page)).toEqual([]);
+
+    const nearMe = page.locator('#halloween-events button.near');
+    await nearMe.focus();
+    // A visible focus ring: the button is a real button, reached and pressed from the keyboard.
+    expect(await nearMe.evaluate((button) => getComputedStyle(button).outlineStyle)).toBe('solid');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#halloween-events .distance').count()).toBe(4);
+    await expect.poll(() => placesLine(page, places.soldOut.title, '#halloween-events').getAttribute('data-places'), { timeout: 15_000 }).not.toBe('checking');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: `${screenshots}places-${theme}.png`, fullPage: true });
+    expect(messages).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe('what a widget token may do', () => {
+  it('the widget reads only the directory and availability; the token is refused the rest, readably', async () => {
+    const requests: string[] = [];
+    let watched!: ReturnType<typeof watchSockets>;
+    const { page } = await openHostPage(attributesPage(inWindow), {
+      prepare: async (page) => {
+        watched = watchSockets(page);
+        page.on('request', (request) => request.url().startsWith(api.url) && requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
+      },
+    });
+    await expectBadgesMatchAvailability(page);
+    expect(new Set(requests)).toEqual(new Set(['GET /widget.v1.js', 'GET /api/v1/events']));
+    expect(watched.sockets.map((socket) => new URL(socket.url()).pathname)).toEqual(['/graphql']);
+    expect(new Set(watched.operations)).toEqual(new Set(['WidgetServices', 'WidgetAvailability', 'WidgetPlaces']));
+
+    // The same token, from the same page: the bookings list and the services list are 403, over REST and GraphQL.
+    const refused = await page.evaluate(
+      async ({ base, credential }) => {
+        const rest = async (path: string) => {
+          const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${credential}` } });
+          return { status: response.status, code: ((await response.json()) as { code: string }).code };
+        };
+        const overSocket = await new Promise<unknown>((resolve) => {
+          const socket = new WebSocket(`${base.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+          socket.onopen = () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${credential}` } }));
+          socket.onmessage = (event) => {
+            const message = JSON.parse(String(event.data)) as { type: string; payload?: unknown };
+            if (message.type === 'connection_ack') socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: '{ bookings { edges { node { id } } } }' } }));
+            else if (message.type === 'next' || message.type === 'error') {
+              socket.close();
+              resolve(message.payload);
+            }
+          };
+          socket.onclose = (event) => resolve({ closed: event.code, reason: event.reason });
+        });
+        return { bookings: await rest('/v1/bookings'), services: await rest('/v1/services'), overSocket };
+      },
+      { base: api.url, credential: token },
+    );
+    expect(refused.bookings).toEqual({ status: 403, code: 'insufficient_scope' });
+    expect(refused.services).toEqual({ status: 403, code: 'insufficient_scope' });
+    expect(refused.overSocket).toMatchObject({ errors: [{ extensions: { code: 'insufficient_scope' } }] });
+  });
+
+  it('says so in each badge when the token is revoked while the page is open, and stops reconnecting', async () => {
+    const revocable = (await createWidgetToken(api.prisma, { accountId, allowedOrigins: [host.origin] })).id;
+    let watched!: ReturnType<typeof watchSockets>;
+    const { page, console: messages } = await openHostPage(attributesPage({ ...inWindow, token: revocable }), { prepare: async (page) => (watched = watchSockets(page)) });
+    await expectBadgesMatchAvailability(page);
+
+    expect((await admin('DELETE', `/v1/admin/widget_tokens/${revocable}`)).status).toBe(200);
+    for (const place of [places.open, places.few, places.soldOut]) {
+      await expect.poll(() => placesLine(page, place.title).textContent(), { timeout: 15_000 }).toBe('Places left cannot be shown right now');
+    }
+    expect(messages.some((line) => line.includes('was refused (4403'))).toBe(true);
+    expect(watched.sockets).toHaveLength(1);
   });
 });

@@ -91,10 +91,9 @@ function openConnection(url: string, token: string, logError: (message: string) 
   function connect(): void {
     const current = new WebSocket(url, 'graphql-transport-ws');
     socket = current;
-    current.onopen = () => {
-      send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
-      expectAnswerWithin(acknowledgeMs, 'acknowledgement');
-    };
+    // From the start: a handshake that hangs counts against the same deadline.
+    expectAnswerWithin(acknowledgeMs, 'acknowledgement');
+    current.onopen = () => send({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } });
     current.onmessage = (event) => {
       let message: unknown;
       try {

@@ -41,9 +41,22 @@ const servicesQuery = `query WidgetServices($ids: [ID!]!) {
   nodes(ids: $ids) { ... on Attraction { id services(first: ${servicesPerAttraction}) { edges { node { id timezone } } pageInfo { hasNextPage } } } }
 }`;
 const slotFields = 'startTime capacity remaining';
-const availabilityQuery = `query WidgetAvailability($serviceId: ID!, $startDate: Date!, $endDate: Date!) {
-  service(id: $serviceId) { availability(startDate: $startDate, endDate: $endDate) { ${slotFields} } }
-}`;
+/**
+ * The slots of several services in one operation (each operation counts against the token's
+ * per-visitor rate limit), one alias per service, as many as the server's cost limit takes.
+ */
+function availabilityQuery(count: number): string {
+  const indexes = Array.from({ length: count }, (_, index) => index);
+  const variables = indexes.map((index) => `$id${index}: ID!, $start${index}: Date!, $end${index}: Date!`);
+  const fields = indexes.map((index) => `s${index}: service(id: $id${index}) { availability(startDate: $start${index}, endDate: $end${index}) { ${slotFields} } }`);
+  return `query WidgetAvailability(${variables.join(', ')}) { ${fields.join(' ')} }`;
+}
+/** The server's query cost limit, with room to spare, and what one service's slots weigh: a field per slot a day can hold (minSlotMinutes 5, plus a DST hour). */
+const costPerQuery = 50_000;
+const slotsPerDay = 24 * 12 + 24;
+const dayMs = 86_400_000;
+const costOf = (range: { startDate: string; endDate: string }) => 2 + ((Date.parse(range.endDate) - Date.parse(range.startDate)) / dayMs + 1) * slotsPerDay * 3;
+
 const availabilitySubscription = `subscription WidgetPlaces($serviceId: ID!, $startDate: Date!, $endDate: Date!) {
   availabilityChanged(serviceId: $serviceId, startDate: $startDate, endDate: $endDate) { ${slotFields} }
 }`;
@@ -64,7 +77,7 @@ function wallClock(time: number, timeZone: string): Date {
 }
 
 /** "Tonight" in a time zone: from now until the next 06:00 there. */
-export function tonight(now: number, timeZone: string): { from: number; to: number } {
+function tonight(now: number, timeZone: string): { from: number; to: number } {
   const local = wallClock(now, timeZone);
   const morning = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate() + (local.getUTCHours() < morningHour ? 0 : 1), morningHour);
   return { from: now, to: morning - (wallClock(morning, timeZone).getTime() - morning) };
@@ -76,7 +89,7 @@ const localDate = (time: number, timeZone: string) => wallClock(time, timeZone).
  * The soonest slot of the window with room for the party, or sold out. Few left: that slot has at
  * most the party's places, or a fifth of its capacity, left.
  */
-export function badgeOf(slots: Iterable<Slot>, party: number, from: number, to: number): Badge {
+function badgeOf(slots: Iterable<Slot>, party: number, from: number, to: number): Badge {
   let best: Slot | undefined;
   for (const slot of slots) {
     if (slot.start < from || slot.start >= to || slot.remaining < party) continue;
@@ -214,26 +227,57 @@ export function followPlaces(
 
   /** Per service: its slots read once, then each change; again on every reconnection. */
   function followEach(): void {
+    let batch: string[] = [];
+    let cost = 0;
     for (const [serviceId, range] of ranges) {
       if (failed.has(serviceId)) continue;
-      const variables = { serviceId, ...range };
-      const stopQuery = connection.start(
-        availabilityQuery,
-        variables,
-        {
-          next(data) {
-            const availability = isObject(data['service']) ? data['service']['availability'] : null;
+      if (batch.length > 0 && cost + costOf(range) > costPerQuery) {
+        readThenFollow(batch);
+        batch = [];
+        cost = 0;
+      }
+      batch.push(serviceId);
+      cost += costOf(range);
+    }
+    if (batch.length > 0) readThenFollow(batch);
+  }
+
+  function readThenFollow(serviceIds: string[]): void {
+    const variables = Object.fromEntries(
+      serviceIds.flatMap((serviceId, index) => {
+        const { startDate, endDate } = ranges.get(serviceId)!;
+        return [
+          [`id${index}`, serviceId],
+          [`start${index}`, startDate],
+          [`end${index}`, endDate],
+        ];
+      }),
+    );
+    const stopQuery = connection.start(
+      availabilityQuery(serviceIds.length),
+      variables,
+      {
+        next(data) {
+          serviceIds.forEach((serviceId, index) => {
+            const service = data[`s${index}`];
+            const availability = isObject(service) ? service['availability'] : null;
             const slots = (Array.isArray(availability) ? availability : []).map(slotOf).filter((slot): slot is Slot => slot !== null);
             slotsOf.set(serviceId, new Map(slots.map((slot) => [slot.start, slot])));
-            repaint();
-          },
-          error: () => unavailable([serviceId]),
-          complete: () => stops.push(connection.start(availabilitySubscription, variables, { next: (data) => upsert(serviceId, data), error: () => unavailable([serviceId]) })),
+          });
+          repaint();
         },
-        answerWithinMs,
-      );
-      stops.push(stopQuery);
-    }
+        error: () => unavailable(serviceIds),
+        // Subscribed once read, so every change after the read reaches the page.
+        complete: () => {
+          for (const serviceId of serviceIds) {
+            const subscription = { serviceId, ...ranges.get(serviceId)! };
+            stops.push(connection.start(availabilitySubscription, subscription, { next: (data) => upsert(serviceId, data), error: () => unavailable([serviceId]) }));
+          }
+        },
+      },
+      answerWithinMs,
+    );
+    stops.push(stopQuery);
   }
 
   function upsert(serviceId: string, data: Json): void {
