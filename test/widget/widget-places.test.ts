@@ -194,6 +194,20 @@ describe('places left in the widget', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('says in the console what is wrong with places, window, near or radius, and still lists the events', async () => {
+    const { page, console: messages } = await openHostPage(attributesPage({ city, places: 101, from: window.to, to: window.from, near: '91,0', radius: 0 }));
+    expect(await settledState(page, '#events')).toBe('events');
+    expect(messages).toEqual([
+      '[HalloweenEvents] places must be a whole number from 1 to 100; it is left out.',
+      '[HalloweenEvents] window must be "tonight" or { from, to }: ISO timestamps at most 7 days apart, from first; using tonight.',
+      '[HalloweenEvents] near must be "me", "lat,lng" or { lat, lng } in degrees; events are not sorted by distance.',
+      '[HalloweenEvents] radius must be a number from 1 to 500; using 25.',
+    ]);
+    expect(await page.locator('#events li.event').count()).toBe(5);
+    expect(await page.locator('#events .places:not([hidden])').count()).toBe(0);
+    expect(await page.locator('#events .distance').count()).toBe(0);
+  });
+
   it('counts tonight by default: the soonest slot from now on', async () => {
     const { page } = await openHostPage(hostPage({ city, places: party }));
     const now = Date.now();

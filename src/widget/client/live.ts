@@ -53,7 +53,9 @@ export function liveConnection(apiBase: string, token: string, logError: (messag
     existing.users += 1;
     return existing.connection;
   }
-  const entry: Shared = { connection: openConnection(webSocketUrl(apiBase), token, logError, () => shared.delete(key)), users: 1 };
+  // Only this entry: a connection refused for good is forgotten at once, and a later render() opens another.
+  const forget = () => shared.get(key) === entry && shared.delete(key);
+  const entry: Shared = { connection: openConnection(webSocketUrl(apiBase), token, logError, forget), users: 1 };
   const { release } = entry.connection;
   entry.connection = {
     ...entry.connection,
@@ -113,6 +115,7 @@ function openConnection(url: string, token: string, logError: (message: string) 
       if (finalCloseCodes.includes(event.code)) {
         const reason = event.reason || `closed with ${event.code}`;
         logError(`the live connection to ${url} was refused (${event.code} ${reason}); live places stop updating`);
+        forget();
         for (const listener of refusedListeners) listener(reason);
         return;
       }
