@@ -131,6 +131,14 @@ builder.prismaNode('Attraction', {
       cursor: 'id',
       query: { orderBy: [{ startsAt: 'asc' }, { id: 'asc' }] },
     }),
+    // Public like Service itself: how a widget finds what to show the places left of.
+    services: t.relatedConnection('services', {
+      cursor: 'id',
+      description: "The services that book the attraction's slots, by id: their public fields and availability, which widget tokens read too.",
+      query: { orderBy: { id: 'asc' } },
+      // A service changes with its operator's writes, not the directory's: answers through it are cached under its data version too.
+      extensions: cachedUnderDataVersion(servicesDataVersion),
+    }),
   }),
 });
 

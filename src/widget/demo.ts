@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { escapeHtml, widgetSnippet } from './snippet.js';
 
 /**
- * /widget/demo: the snippet, filled in from the query (?token=wt_…&city=&category=&theme=&service=), and
+ * /widget/demo: the snippet, filled in from the query (?token=wt_…&city=&category=&theme=&places=&near=&service=), and
  * the same snippet live. The page is on the API's own origin, where a widget token works whatever
  * its allowed origins, so any valid token shows the widget here.
  */
@@ -27,8 +27,12 @@ export function demoPage(request: IncomingMessage, query: URLSearchParams, nonce
   const theme = themes.includes(query.get('theme') ?? '') ? query.get('theme')! : 'pumpkin';
   const origin = publicOrigin(request);
   const service = query.get('service')?.trim() ?? '';
+  const places = query.get('places')?.trim() ?? '';
+  const near = query.get('near')?.trim() ?? '';
   // A service id makes the booking view, which takes no directory filters.
-  const filters: Record<string, string> = service ? { service } : { city, ...(category ? { category } : {}) };
+  const filters: Record<string, string | number> = service
+    ? { service }
+    : { city, ...(category ? { category } : {}), ...(places ? { places: Number(places) || places } : {}), ...(near ? { near } : {}) };
   const options = { token: token || 'wt_…', ...filters, theme, attributionLink: `${origin}/widget/demo` };
   const shown = widgetSnippet({ scriptUrl: `${origin}/widget.v1.js`, containerId, options });
   // The live copy loads the script by path, so it comes from this page's own origin as the CSP asks.
@@ -55,6 +59,7 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 </style>
 </head>
 <body>
+<main>
 <h1>Halloween events widget</h1>
 <p>Paste the snippet into any page. It loads <code>widget.v1.js</code> asynchronously and renders the
 events of a city, in a shadow root that the page's CSS cannot reach.</p>
@@ -70,6 +75,8 @@ widget token works; on your site, the token works only from its allowed origins.
 ${field('Token', 'token', token, 'wt_…')}
 ${field('City', 'city', city, 'Salem')}
 ${field('Category', 'category', category, 'haunted-house')}
+${field('Places for', 'places', places, '6')}
+${field('Near', 'near', near, 'me')}
 <label>Theme <select name="theme">${themeOptions}</select></label>
 ${field('Service (booking)', 'service', service, 'svc_…')}
 <button type="submit">Show</button>
@@ -81,7 +88,11 @@ ${field('Service (booking)', 'service', service, 'svc_…')}
 <p>Options: <code>token</code> (required), <code>city</code>, <code>category</code> (a slug such as
 <code>haunted-house</code>), <code>theme</code> (<code>pumpkin</code>, <code>midnight</code> or
 <code>classic</code>), <code>attributionLink</code>, <code>limit</code> (1–100, default 10) and
-<code>apiBase</code> (defaults to where the script came from). With <code>service</code> (a
+<code>apiBase</code> (defaults to where the script came from). With <code>places</code> (a party
+size, 1–100) each event shows the places left for that party tonight, or in <code>window</code>
+(<code>{ from, to }</code>), live; with <code>near</code> (<code>"me"</code>, asked when the visitor
+presses Near me, or <code>"lat,lng"</code>) and <code>radius</code> (km, default 25) the nearest
+events come first. With <code>service</code> (a
 <code>svc_…</code> id) the widget books that service instead: its slots for the next <code>days</code>
 (1–30, default 7), a hold while the visitor fills in name and email, or the waitlist when a slot is
 full; the token must be created with <code>--booking</code>.</p>
@@ -91,6 +102,7 @@ full; the token must be created with <code>--booking</code>.</p>
 ${live}
 </section>
 </div>
+</main>
 </body>
 </html>
 `;

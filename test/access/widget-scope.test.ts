@@ -5,6 +5,7 @@ import { createWidgetToken } from '../../src/access/admin.js';
 import { answerScopeOf, nodeScopeOf } from '../../src/graphql/builder.js';
 import { newId } from '../../src/shared/ids.js';
 import { schema } from '../../src/graphql/schema.js';
+import { openService } from '../support/bookable.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { bearer, postGraphQL } from './requests.js';
 
@@ -82,6 +83,46 @@ describe('a widget token reads only the directory', () => {
 
     const rest = await fetch(`${server.url}/api/v1/events?limit=1`, { headers: bearer(token, { origin: shop }) });
     expect(rest.status).toBe(200);
+  });
+});
+
+describe("an attraction's services", () => {
+  const servicesOf = (attractionId: string, page = 'first: 10') =>
+    `{ attraction(id: "${attractionId}") { services(${page}) { edges { node { id name capacity timezone availability(startDate: "2030-10-31", endDate: "2030-10-31") { startTime remaining } } } pageInfo { hasNextPage } } } }`;
+
+  /** The first attraction, with two services of its own added (openService), and all its services by id. */
+  let withServices: Promise<{ id: string; services: { id: string; name: string; capacity: number }[] }> | undefined;
+  const attractionWithServices = () =>
+    (withServices ??= (async () => {
+      await openService(server.prisma, { name: 'Lantern walk' });
+      await openService(server.prisma, { name: 'Crypt tour' });
+      return server.prisma.attraction.findFirstOrThrow({ orderBy: { id: 'asc' }, include: { services: { orderBy: { id: 'asc' } } } });
+    })());
+
+  it('are read by a widget token, by id, with their public fields and availability', async () => {
+    const attraction = await attractionWithServices();
+    const answer = await fromWidget(servicesOf(attraction.id));
+    expect(answer.errors).toBeUndefined();
+    const { services } = answer.data?.['attraction'] as { services: { edges: { node: { id: string; name: string; capacity: number; availability: unknown[] } }[] } };
+    expect(services.edges.map(({ node }) => ({ id: node.id, name: node.name, capacity: node.capacity }))).toEqual(
+      attraction.services.map((service) => ({ id: service.id, name: service.name, capacity: service.capacity })),
+    );
+    expect(services.edges.every(({ node }) => Array.isArray(node.availability))).toBe(true);
+  });
+
+  it('page by id, at most 100 a page, so their cost is bounded before anything runs', async () => {
+    const attraction = await attractionWithServices();
+    const firstPage = await fromWidget(servicesOf(attraction.id, 'first: 1'));
+    const page = (firstPage.data?.['attraction'] as { services: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean } } }).services;
+    expect(page.edges.map(({ node }) => node.id)).toEqual([attraction.services[0]!.id]);
+    expect(attraction.services.length).toBeGreaterThan(1);
+    expect(page.pageInfo.hasNextPage).toBe(true);
+
+    const tooMany = await fromWidget(servicesOf(attraction.id, 'first: 101'));
+    expect(tooMany.errors?.[0]).toMatchObject({ extensions: { code: 'invalid_parameter' } });
+    // A full page of services, each with a day of availability, is weighed over the limit and refused unrun.
+    const tooCostly = await fromWidget(servicesOf(attraction.id, 'first: 100'));
+    expect(tooCostly.errors?.[0]).toMatchObject({ extensions: { code: 'query_too_complex' } });
   });
 });
 

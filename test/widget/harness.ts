@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import type { Browser, BrowserContext, BrowserContextOptions, Page, Request } from 'playwright-core';
 
 /**
@@ -45,6 +45,51 @@ export async function closedOrigin(): Promise<string> {
   const port = (server.address() as AddressInfo).port;
   await new Promise((resolve) => server.close(resolve));
   return `http://127.0.0.1:${port}`;
+}
+
+/**
+ * A TCP relay to `target` that the test can cut, as a network that drops: drop() ends every
+ * connection through it and refuses new ones until restore().
+ */
+export interface Relay {
+  url: string;
+  drop(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+export async function startRelay(target: string): Promise<Relay> {
+  const { hostname, port } = new URL(target);
+  const open = new Set<Socket>();
+  let down = false;
+  const server = createTcpServer((client) => {
+    if (down) return client.destroy();
+    const upstream = connect(Number(port), hostname);
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      open.add(from);
+      from.pipe(to);
+      from.on('error', () => to.destroy());
+      from.on('close', () => {
+        open.delete(from);
+        to.destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    drop() {
+      down = true;
+      for (const socket of open) socket.destroy();
+    },
+    restore() {
+      down = false;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** The seeded images live on an unreachable host; the browser gets a drawn stand-in of the same size. */

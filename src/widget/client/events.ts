@@ -15,12 +15,15 @@ export interface WidgetEvent {
   priceMax: number | null;
   currency: string;
   url: string | null;
+  attractionId: string;
+  /** Kilometres from the point the list was searched near; null without one. */
+  distanceKm: number | null;
   image: { url: string; width: number | null; height: number | null; alt: string } | null;
 }
 
 export type LoadResult = { kind: 'events'; events: WidgetEvent[] } | { kind: 'error'; message: string; retry: boolean };
 
-const requestedFields = 'title,city,venue,starts_at,ends_at,timezone,price_min,price_max,currency,url';
+const requestedFields = 'title,city,venue,starts_at,ends_at,timezone,price_min,price_max,currency,url,attraction_id';
 
 function firstImage(images: unknown): WidgetEvent['image'] {
   const image = Array.isArray(images) ? images.find((item) => isObject(item) && webUrl(item['url'])) : undefined;
@@ -43,21 +46,29 @@ function toEvent(record: unknown): WidgetEvent | null {
     priceMax: numberOrNull(record['price_max']),
     currency: stringOr(record['currency'], 'USD'),
     url: webUrl(record['url']),
+    attractionId: stringOr(record['attraction_id']),
+    distanceKm: numberOrNull(record['distance']),
     image: firstImage(record['images']),
   };
 }
 
-export function eventsUrl(settings: Settings, apiBase: string, today: Date): string {
+/** The list's address: near `point` (nearest first, within the radius) when there is one. */
+export function eventsUrl(settings: Settings, apiBase: string, today: Date, point: { lat: number; lng: number } | null): string {
   const url = new URL('api/v1/events', apiBase);
   const query = url.searchParams;
   if (settings.city) query.set('city', settings.city);
   if (settings.category) query.set('category', settings.category);
   // A whole UTC day keeps the URL stable all day, so browsers and the API's ETags can reuse answers.
   query.set('starts_after', today.toISOString().slice(0, 10));
-  query.set('sort', 'starts_at');
+  if (point) {
+    query.set('lat', String(point.lat));
+    query.set('lng', String(point.lng));
+    query.set('radius', String(settings.radiusKm));
+  }
+  query.set('sort', point ? 'distance' : 'starts_at');
   query.set('limit', String(settings.limit));
   query.set('include', 'images');
-  query.set('fields', requestedFields);
+  query.set('fields', point ? `${requestedFields},distance` : requestedFields);
   return url.href;
 }
 

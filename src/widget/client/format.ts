@@ -1,4 +1,5 @@
 /** Dates in the event's own time zone and prices in its currency, with the visitor's locale. */
+import type { Badge } from './places.js';
 
 const day: Intl.DateTimeFormatOptions = { weekday: 'short', month: 'short', day: 'numeric' };
 const time: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
@@ -50,4 +51,37 @@ export function formatPrice(min: number | null, max: number | null, currency: st
   const whole = Number.isInteger(low) && Number.isInteger(high);
   const show = (amount: number) => (amount === 0 ? 'Free' : formatMoney(amount, currency, whole));
   return low === high ? show(low) : `${show(low)} – ${show(high)}`;
+}
+
+const placesWord = (count: number) => (count === 1 ? '1 place' : `${count} places`);
+
+/**
+ * "Room for 6 at 7:30 PM · 14 places left", "Few left · Room for 6 at …", "Sold out"; the day shows
+ * when the slot is not on today's date where the event is.
+ */
+export function formatPlaces(badge: Badge, timeZone: string, now: Date): string {
+  switch (badge.kind) {
+    case 'checking':
+      return 'Checking places left…';
+    case 'sold-out':
+      return 'Sold out';
+    case 'unavailable':
+      return 'Places left cannot be shown right now';
+    default: {
+      const calendarDay = dateTimeFormat(timeZone, { year: 'numeric', month: 'numeric', day: 'numeric' });
+      const sameDay = calendarDay.format(badge.startTime) === calendarDay.format(now);
+      const at = dateTimeFormat(timeZone, sameDay ? time : { weekday: 'short', ...time }).format(badge.startTime);
+      const room = `Room for ${badge.party} ${sameDay ? 'at' : 'on'} ${at} · ${placesWord(badge.remaining)} left`;
+      return badge.kind === 'few' ? `Few left · ${room}` : room;
+    }
+  }
+}
+
+/** "2.1 km", in the visitor's locale. */
+export function formatDistance(km: number): string {
+  try {
+    return new Intl.NumberFormat(undefined, { style: 'unit', unit: 'kilometer', maximumFractionDigits: 1 }).format(km);
+  } catch {
+    return `${Math.round(km * 10) / 10} km`;
+  }
 }

@@ -1,7 +1,10 @@
 import { mountBooking } from './booking-view.js';
-import { eventsUrl, loadEvents } from './events.js';
-import { readSettings } from './settings.js';
-import { mountView } from './view.js';
+import { eventsUrl, loadEvents, type WidgetEvent } from './events.js';
+import { liveConnection, type LiveConnection } from './live.js';
+import { locateVisitor } from './location.js';
+import { followPlaces, type Places } from './places.js';
+import { optionsOfElement, readSettings, type Settings } from './settings.js';
+import { mountView, type View } from './view.js';
 
 const prefix = '[HalloweenEvents]';
 const logError = (message: string) => console.error(prefix, message);
@@ -48,13 +51,47 @@ function shadowRootOf(container: Element): ShadowRoot | null {
   }
 }
 
+/** The places of the listed events, live over the page's connection while the list is shown. */
+function livePlaces(settings: Settings & { apiBase: string; places: number }, view: View): { follow(events: WidgetEvent[]): void; stop(): void } {
+  let connection: LiveConnection | null = null;
+  let places: Places | null = null;
+  return {
+    follow(events) {
+      places?.stop();
+      connection ??= liveConnection(settings.apiBase, settings.token, logError);
+      places = followPlaces(connection, events, settings.places, settings.window, view.showPlaces, warn);
+    },
+    stop() {
+      places?.stop();
+      connection?.release();
+      places = connection = null;
+    },
+  };
+}
+
 function mount(container: Element, root: ShadowRoot, options: unknown, scriptDirectory: string | null): void {
-  const settings = readSettings(options, scriptDirectory, warn);
+  const settings = readSettings({ ...optionsOfElement(container), ...(typeof options === 'object' ? options : {}) }, scriptDirectory, warn);
   if (settings.service) {
     mounts.set(container, { root, stop: mountBooking(root, settings, logError).stop });
     return;
   }
-  const view = mountView(root, settings, () => start());
+  let point = settings.near === 'me' ? null : settings.near;
+  const view = mountView(root, settings, { retry: () => start(), ...(settings.near === 'me' ? { nearMe } : {}) });
+  let live: ReturnType<typeof livePlaces> | null = null;
+
+  /** The Near me button: the browser asks the visitor for consent; without a position the list stays as it is. */
+  function nearMe(): void {
+    view.showLocation('Finding your location…');
+    void locateVisitor().then((located) => {
+      if (located.kind === 'unknown') {
+        view.showLocation(located.message);
+        return;
+      }
+      point = located;
+      view.showLocation('Showing the events nearest you first.');
+      start();
+    });
+  }
 
   function start(): void {
     if (!settings.token) {
@@ -68,10 +105,22 @@ function mount(container: Element, root: ShadowRoot, options: unknown, scriptDir
       return;
     }
     const load = new AbortController();
-    mounts.set(container, { root, stop: () => load.abort() });
+    const { apiBase, places } = settings;
+    // A list loaded again (Try again, Near me) follows its own events.
+    live?.stop();
+    live ??= places === null ? null : livePlaces({ ...settings, apiBase, places }, view);
+    mounts.set(container, {
+      root,
+      stop: () => {
+        load.abort();
+        live?.stop();
+      },
+    });
     view.paint({ kind: 'loading' });
-    void loadEvents(eventsUrl(settings, settings.apiBase, new Date()), settings.token, load.signal, logError).then((result) => {
-      if (result) view.paint(result);
+    void loadEvents(eventsUrl(settings, apiBase, new Date(), point), settings.token, load.signal, logError).then((result) => {
+      if (!result) return;
+      view.paint(result);
+      if (result.kind === 'events') live?.follow(result.events);
     });
   }
   start();

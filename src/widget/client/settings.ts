@@ -8,6 +8,18 @@ const maxLimit = 100;
 const defaultDays = 7;
 /** The availability operation answers at most 31 days; one more is asked for (see bookingDays). */
 const maxDays = 30;
+const maxParty = 100;
+/** As the directory's availability window: a week of slots. */
+const maxWindowMs = 7 * 86_400_000;
+const defaultRadiusKm = 25;
+/** The directory's largest radius. */
+const maxRadiusKm = 500;
+
+/** Where the places are counted: tonight in each event's time zone, or between two instants. */
+export type PlacesWindow = 'tonight' | { from: Date; to: Date };
+
+/** Events near the visitor (asked for only when they press Near me), or near a given point. */
+export type Near = 'me' | { lat: number; lng: number };
 
 export interface Settings {
   token: string;
@@ -19,6 +31,11 @@ export interface Settings {
   service: string;
   /** How many days of the service's slots the booking view shows. */
   days: number;
+  /** A party size: each event shows the places left for it in `window`. Null: no places shown. */
+  places: number | null;
+  window: PlacesWindow;
+  near: Near | null;
+  radiusKm: number;
   /** Absolute http(s) URL, or null when none was given (or it was not a web address). */
   attributionLink: string | null;
   /** Where /api/v1/ lives, ending in a slash. Null when neither the script's address nor apiBase tells. */
@@ -47,12 +64,50 @@ function themeOf(value: unknown, warn: (message: string) => void): Theme {
   return 'pumpkin';
 }
 
-function wholeNumberOf(name: string, value: unknown, max: number, fallback: number, warn: (message: string) => void): number {
+function wholeNumberOf<Fallback extends number | null>(name: string, value: unknown, max: number, fallback: Fallback, warn: (message: string) => void): number | Fallback {
   if (value === undefined || value === null || value === '') return fallback;
   const number = Number(value);
   if (Number.isInteger(number) && number >= 1 && number <= max) return number;
-  warn(`${name} must be a whole number from 1 to ${max}; using ${fallback}.`);
+  warn(`${name} must be a whole number from 1 to ${max}; ${fallback === null ? 'it is left out' : `using ${fallback}`}.`);
   return fallback;
+}
+
+function decimalOf(name: string, value: unknown, min: number, max: number, fallback: number, warn: (message: string) => void): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const number = Number(value);
+  if (Number.isFinite(number) && number >= min && number <= max) return number;
+  warn(`${name} must be a number from ${min} to ${max}; using ${fallback}.`);
+  return fallback;
+}
+
+function windowOf(value: unknown, warn: (message: string) => void): PlacesWindow {
+  if (value === undefined || value === null || value === '' || value === 'tonight') return 'tonight';
+  const given = (typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  const [from, to] = [given['from'], given['to']].map((time) => new Date(typeof time === 'string' ? time : Number.NaN));
+  const length = to!.getTime() - from!.getTime();
+  if (length > 0 && length <= maxWindowMs) return { from: from!, to: to! };
+  warn('window must be "tonight" or { from, to }: ISO timestamps at most 7 days apart, from first; using tonight.');
+  return 'tonight';
+}
+
+function nearOf(value: unknown, warn: (message: string) => void): Near | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (value === 'me') return 'me';
+  const [lat, lng] =
+    typeof value === 'string' ? value.split(',').map((part) => Number(part.trim())) : [(value as Record<string, unknown>)['lat'], (value as Record<string, unknown>)['lng']];
+  if (typeof lat === 'number' && typeof lng === 'number' && Math.abs(lat) <= 90 && Math.abs(lng) <= 180) return { lat, lng };
+  warn('near must be "me", "lat,lng" or { lat, lng } in degrees; events are not sorted by distance.');
+  return null;
+}
+
+/**
+ * The options a container's data attributes give (data-city="Salem", data-places="6",
+ * data-from/data-to for the window), for pages that cannot run an inline script's options.
+ * render()'s own options win over them.
+ */
+export function optionsOfElement(element: Element): Record<string, unknown> {
+  const { from, to, ...rest } = (element as HTMLElement).dataset ?? {};
+  return from || to ? { ...rest, window: { from, to } } : { ...rest };
 }
 
 function withTrailingSlash(url: string): string {
@@ -78,6 +133,10 @@ export function readSettings(options: unknown, scriptDirectory: string | null, w
     limit: wholeNumberOf('limit', given['limit'], maxLimit, defaultLimit, warn),
     service: text(given['service']),
     days: wholeNumberOf('days', given['days'], maxDays, defaultDays, warn),
+    places: wholeNumberOf('places', given['places'], maxParty, null, warn),
+    window: windowOf(given['window'], warn),
+    near: nearOf(given['near'], warn),
+    radiusKm: decimalOf('radius', given['radius'], 1, maxRadiusKm, defaultRadiusKm, warn),
     attributionLink,
     apiBase: apiBase === null ? null : withTrailingSlash(apiBase),
   };

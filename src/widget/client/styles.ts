@@ -95,6 +95,12 @@ input{font:inherit;color:var(--text);background:var(--card);border:1px solid var
 .party input{width:5em;margin-inline-start:8px}
 .actions{display:flex;gap:8px;margin:0}
 .countdown{font-weight:700;font-variant-numeric:tabular-nums}
+.places{font-weight:700}
+.places[data-places=few]{color:var(--link)}
+.places[data-places=sold-out]{color:var(--error)}
+.near-bar{display:flex;flex-wrap:wrap;gap:8px 12px;align-items:center;padding:12px 16px 0}
+.location{margin:0;font-size:.875em}
+.location:empty{display:none}
 input:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 .footer{padding:10px 16px;font-size:.8125em;border-top:1px solid var(--border);text-align:end;color:var(--muted)}
 .hidden{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
