@@ -194,12 +194,15 @@ describe('the booking view of widget.v1.js, embedded in a page of another origin
     expect(await api.prisma.booking.count({ where: { serviceId, startTime: time } })).toBe(0);
   });
 
-  it('refuses readably with a widget token that may not book', async () => {
+  it('shows a widget token that may not book the slots (availability is public), and refuses the hold readably', async () => {
+    const time = slot(2, 20);
     const { page, console: messages } = await openBookingPage(directoryToken);
+    await slotButton(page, time, /\d+ places? left/).click();
     await expect.poll(() => widget(page).getAttribute('data-state')).toBe('error');
     expect(await status(page).textContent()).toBe('This booking widget is not allowed to take bookings.');
-    expect(await page.locator('#book button').count()).toBe(0);
+    expect(await page.locator('#book form').count()).toBe(0);
     expect(messages.join('\n')).toMatch(/answered 403 insufficient_scope: .*bookings:book/);
+    expect(await api.prisma.hold.count({ where: { serviceId, startTime: time } })).toBe(0);
   });
 
   it('says it is set up wrongly for a service that does not exist', async () => {
