@@ -8,7 +8,8 @@ import { AppError } from '../shared/errors.js';
 import { attractionWhere, eventWhere, refuseUnknownCategory } from './filters.js';
 import { defaultRadius, maxRadiusKm } from './near.js';
 import { placeAttraction } from './operators.js';
-import { distanceOf, maxWeighedCandidates, nextSlotsOf, searchOf, searchPage, type SearchRead } from './search.js';
+import { distanceOf, maxWeighedCandidates, nextSlotsOf, searchOf, searchPage, type SearchArgs, type SearchRead } from './search.js';
+import type { Context } from '../graphql/context.js';
 import { attractionTimelines, viewUpdatedAt } from './timeline.js';
 import { directoryDataVersion } from './version.js';
 
@@ -209,6 +210,18 @@ function sortsByDistance(args: { orderBy?: readonly { field: string }[] | null; 
   return order.length ? order[0]!.field === byDistance : args.lat != null || args.lng != null;
 }
 
+/** A list of events or attractions: a search (search.ts) when the arguments ask for one, else the plain read. */
+async function listOrSearch<Row extends object>(
+  context: Context,
+  args: SearchArgs & { category?: string | null; orderBy?: readonly { field: string }[] | null },
+  query: Parameters<typeof searchPage>[2],
+  read: SearchRead<Row>,
+): Promise<Row[]> {
+  const search = searchOf(args, sortsByDistance(args), context.services.clock());
+  const rows = search ? await searchPage(context, search, query, read) : await read.findMany({ ...query, where: read.where, orderBy: read.orderBy });
+  return refuseUnknownCategory(context.prisma, args.category, rows);
+}
+
 const DistanceUnit = builder.enumType('DistanceUnit', { values: { KM: { description: 'Kilometres.' }, MI: { description: 'Statute miles.' } } as const });
 
 /** A search looks at every record in its area, or weighs this many for a party's room: its cost, whatever its page. */
@@ -250,9 +263,7 @@ builder.queryFields((t) => {
           where: eventWhere(args),
           orderBy: orderBy(eventSortFields, args.orderBy, 'STARTS_AT'),
         };
-        const search = searchOf(args, sortsByDistance(args), context.services.clock());
-        const rows = search ? await searchPage(context, search, query, read) : await read.findMany({ ...query, where: read.where, orderBy: read.orderBy });
-        return refuseUnknownCategory(context.prisma, args.category, rows);
+        return listOrSearch(context, args, query, read);
       },
     }),
     event: t.prismaField({
@@ -279,9 +290,7 @@ builder.queryFields((t) => {
           where: attractionWhere(args),
           orderBy: orderBy(attractionSortFields, args.orderBy, 'NAME'),
         };
-        const search = searchOf(args, sortsByDistance(args), context.services.clock());
-        const rows = search ? await searchPage(context, search, query, read) : await read.findMany({ ...query, where: read.where, orderBy: read.orderBy });
-        return refuseUnknownCategory(context.prisma, args.category, rows);
+        return listOrSearch(context, args, query, read);
       },
     }),
     attraction: t.prismaField({
