@@ -3,37 +3,63 @@ import type { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { credentialIdOf } from '../access/principal.js';
+import type { Admission } from '../access/gate.js';
 import type { Context } from '../graphql/context.js';
 import { maskGraphQLError } from '../graphql/errors.js';
 import { AppError } from '../shared/errors.js';
 import { connectRedis, unhurriedCommandTimeoutMs } from '../shared/redis.js';
 import { endableStream } from '../shared/streams.js';
 
-/** Open subscriptions one graphql-ws socket may carry, and one credential may hold across all instances. */
-export const subscriptionLimits = { perSocket: 100, perCredential: 1000 };
+/**
+ * Open subscriptions one graphql-ws socket may carry, one API key may hold across all instances,
+ * and one visitor of a widget token (its client address) may: a widget token sits in a public page,
+ * so each of its visitors has a share of its own, as each has of its rate limit, and a page's one
+ * socket is enough for a visitor.
+ */
+export const subscriptionLimits = { perSocket: 100, perCredential: 1000, perWidgetVisitor: 100 };
 
-/** Counts the open subscriptions of each credential, across instances when Redis is shared. */
+/** Whose open subscriptions a subscription counts among, and how many they may hold. */
+export interface QuotaSubject {
+  key: string;
+  limit: number;
+  /** What the refusal says. */
+  refusal: string;
+}
+
+/** The quota subject of a request admitted with a credential. */
+export function quotaSubjectOf(admission: Admission): QuotaSubject {
+  const principal = admission.principal!;
+  if (principal.kind === 'api_key') {
+    return { key: principal.keyId, limit: subscriptionLimits.perCredential, refusal: `An API key holds at most ${subscriptionLimits.perCredential} open subscriptions.` };
+  }
+  return {
+    key: `${principal.tokenId}@${admission.clientAddress}`,
+    limit: subscriptionLimits.perWidgetVisitor,
+    refusal: `A visitor of a widget holds at most ${subscriptionLimits.perWidgetVisitor} open subscriptions.`,
+  };
+}
+
+/** Counts the open subscriptions of each subject, across instances when Redis is shared. */
 export interface SubscriptionQuota {
   /** Takes one of `subject`'s slots for `holder` (unique on this instance); false when all are taken, or when `holder` was released before the take completed (nothing is then held). */
-  take(subject: string, holder: string): Promise<boolean>;
-  release(subject: string, holder: string): Promise<void>;
+  take(subject: QuotaSubject, holder: string): Promise<boolean>;
+  release(subject: QuotaSubject, holder: string): Promise<void>;
   close(): Promise<void>;
 }
 
-function createMemoryQuota(limit: number): SubscriptionQuota {
+function createMemoryQuota(): SubscriptionQuota {
   const held = new Map<string, Set<string>>();
   return {
-    async take(subject, holder) {
-      const holders = held.get(subject) ?? new Set<string>();
+    async take({ key, limit }, holder) {
+      const holders = held.get(key) ?? new Set<string>();
       if (holders.size >= limit) return false;
-      held.set(subject, holders.add(holder));
+      held.set(key, holders.add(holder));
       return true;
     },
-    async release(subject, holder) {
-      const holders = held.get(subject);
+    async release({ key }, holder) {
+      const holders = held.get(key);
       holders?.delete(holder);
-      if (holders?.size === 0) held.delete(subject);
+      if (holders?.size === 0) held.delete(key);
     },
     async close() {},
   };
@@ -68,15 +94,15 @@ type QuotaRedis = Redis & {
   renewSubscriptionSlots(key: string, leaseMs: number, ...members: string[]): Promise<number>;
 };
 
-function createRedisQuota(redisUrl: string, limit: number, logger: Logger): SubscriptionQuota {
+function createRedisQuota(redisUrl: string, logger: Logger): SubscriptionQuota {
   const redis = connectRedis(redisUrl, { commandTimeoutMs: unhurriedCommandTimeoutMs }) as QuotaRedis;
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'subscription quota: Redis error'));
   redis.defineCommand('takeSubscriptionSlot', { numberOfKeys: 1, lua: takeScript });
   redis.defineCommand('renewSubscriptionSlots', { numberOfKeys: 1, lua: renewScript });
   const instance = randomUUID();
-  const keyOf = (subject: string) => `hallowgate:subscriptions:${subject}`;
+  const keyOf = (subjectKey: string) => `hallowgate:subscriptions:${subjectKey}`;
   const memberOf = (holder: string) => `${instance}:${holder}`;
-  /** The members this instance holds, per credential, to renew their leases: only those taken and not yet released. */
+  /** The members this instance holds, per subject key, to renew their leases: only those taken and not yet released. */
   const held = new Map<string, Set<string>>();
   /** Members whose take is on its way to Redis, with whether they were released meanwhile. */
   const taking = new Map<string, { released: boolean }>();
@@ -89,12 +115,12 @@ function createRedisQuota(redisUrl: string, limit: number, logger: Logger): Subs
   renewal.unref();
 
   return {
-    async take(subject, holder) {
+    async take({ key, limit }, holder) {
       const member = memberOf(holder);
       const pending = { released: false };
       taking.set(member, pending);
       try {
-        if ((await redis.takeSubscriptionSlot(keyOf(subject), member, limit, leaseMs)) !== 1) return false;
+        if ((await redis.takeSubscriptionSlot(keyOf(key), member, limit, leaseMs)) !== 1) return false;
       } catch (error) {
         // Redis down: the subscription goes ahead (each socket still carries at most its own limit).
         logger.warn({ err: error }, 'subscription quota: Redis unavailable, not counted');
@@ -104,20 +130,20 @@ function createRedisQuota(redisUrl: string, limit: number, logger: Logger): Subs
       }
       if (pending.released) {
         // Released while the take was on its way (its socket closed): the place goes back at once instead of being renewed for ever.
-        await redis.zrem(keyOf(subject), member).catch(() => undefined);
+        await redis.zrem(keyOf(key), member).catch(() => undefined);
         return false;
       }
-      held.set(subject, (held.get(subject) ?? new Set<string>()).add(member));
+      held.set(key, (held.get(key) ?? new Set<string>()).add(member));
       return true;
     },
-    async release(subject, holder) {
+    async release({ key }, holder) {
       const member = memberOf(holder);
       const pending = taking.get(member);
       if (pending) pending.released = true;
-      const members = held.get(subject);
+      const members = held.get(key);
       members?.delete(member);
-      if (members?.size === 0) held.delete(subject);
-      await redis.zrem(keyOf(subject), member).catch(() => undefined);
+      if (members?.size === 0) held.delete(key);
+      await redis.zrem(keyOf(key), member).catch(() => undefined);
     },
     async close() {
       clearInterval(renewal);
@@ -127,7 +153,7 @@ function createRedisQuota(redisUrl: string, limit: number, logger: Logger): Subs
 }
 
 export function createSubscriptionQuota(options: { redisUrl?: string | undefined; logger: Logger }): SubscriptionQuota {
-  return options.redisUrl ? createRedisQuota(options.redisUrl, subscriptionLimits.perCredential, options.logger) : createMemoryQuota(subscriptionLimits.perCredential);
+  return options.redisUrl ? createRedisQuota(options.redisUrl, options.logger) : createMemoryQuota();
 }
 
 export function tooManySubscriptions(message: string): GraphQLError {
@@ -140,19 +166,19 @@ export interface SubscriptionSlot {
 }
 
 /**
- * Holds one of the credential's slots for each subscription from its start to its end, whatever the
+ * Holds one of the subject's slots for each subscription from its start to its end, whatever the
  * transport (SSE, multipart); graphql-ws takes its slot before the operation, to answer a refusal
  * with an `error` message, and says so in the context.
  */
-export function useSubscriptionQuota(quota: SubscriptionQuota): Plugin<Context & SubscriptionSlot> {
+export function useSubscriptionQuota(quota: SubscriptionQuota): Plugin<Context & SubscriptionSlot & { admission?: Admission }> {
   return {
     onSubscribe: async ({ args, setResultAndStopExecution }) => {
-      const { principal, subscriptionSlotHeld } = args.contextValue;
-      if (!principal || subscriptionSlotHeld) return;
-      const subject = credentialIdOf(principal);
+      const { admission, subscriptionSlotHeld } = args.contextValue;
+      if (!admission?.principal || subscriptionSlotHeld) return;
+      const subject = quotaSubjectOf(admission);
       const holder = randomUUID();
       if (!(await quota.take(subject, holder))) {
-        setResultAndStopExecution({ errors: [tooManySubscriptions(`A credential holds at most ${subscriptionLimits.perCredential} open subscriptions.`)] });
+        setResultAndStopExecution({ errors: [tooManySubscriptions(subject.refusal)] });
         return;
       }
       const release = () => void quota.release(subject, holder);

@@ -7,7 +7,6 @@ import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { AccessGate, Admission } from '../access/gate.js';
 import { unauthenticated } from '../access/keys.js';
-import { credentialIdOf } from '../access/principal.js';
 import type { OpenConnections } from '../access/revocation.js';
 import type { UsageRecorder } from '../analytics/recorder.js';
 import { otherGraphQLRoute } from '../analytics/recorder.js';
@@ -15,7 +14,7 @@ import { graphqlRouteOf } from '../analytics/tracking.js';
 import { maskSocketError } from '../graphql/errors.js';
 import { paramsRefusal } from '../graphql/limits.js';
 import { AppError, databaseUnavailable } from '../shared/errors.js';
-import { subscriptionLimits, tooManySubscriptions, type SubscriptionQuota } from './subscription-quota.js';
+import { quotaSubjectOf, subscriptionLimits, tooManySubscriptions, type SubscriptionQuota } from './subscription-quota.js';
 import type { Yoga } from './yoga.js';
 
 type Enveloped = ReturnType<Yoga['getEnveloped']>;
@@ -89,8 +88,7 @@ export function attachGraphQLWebSocket(
     if (extra.closed) return [subscriptionGone()];
     const open = (extra.subscriptions ??= new Map());
     if (open.size >= subscriptionLimits.perSocket) return [tooManySubscriptions(`A socket carries at most ${subscriptionLimits.perSocket} subscriptions.`)];
-    const { principal } = extra.admission!;
-    const subject = credentialIdOf(principal!);
+    const subject = quotaSubjectOf(extra.admission!);
     const holder = `${extra.requestId}:${id}`;
     const release = () => quota.release(subject, holder);
     // Held before the wait, so concurrent subscribes on this socket cannot pass the socket's limit together.
@@ -103,7 +101,7 @@ export function attachGraphQLWebSocket(
     }
     if (taken) return undefined;
     open.delete(id);
-    return [tooManySubscriptions(`A credential holds at most ${subscriptionLimits.perCredential} open subscriptions.`)];
+    return [tooManySubscriptions(subject.refusal)];
   }
 
   function closeSubscription(extra: SocketExtra, id: string): void {

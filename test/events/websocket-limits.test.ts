@@ -1,7 +1,10 @@
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
+import { createWidgetToken } from '../../src/access/admin.js';
 import { createApiKey, parseApiKey } from '../../src/access/keys.js';
+import { newId } from '../../src/shared/ids.js';
+import { everyFiveMinutes } from '../support/bookable.js';
 import { loadConfig } from '../../src/config.js';
 import { subscriptionLimits } from '../../src/server/subscription-quota.js';
 import { createSecretBox } from '../../src/shared/secrets.js';
@@ -176,6 +179,64 @@ describe('graphql-ws limits', () => {
     await stream.body?.cancel();
     await expect.poll(() => subscriptionsActive(server.url)).toBe(before + 1);
     expect(refusals).toEqual([]);
+  });
+});
+
+describe('the open subscriptions of a widget token', () => {
+  const shop = 'https://haunts.example';
+  let proxied: TestServer;
+  let token: string;
+  let serviceId: string;
+
+  beforeAll(async () => {
+    // Behind a trusted proxy, so each connection says which visitor it is for.
+    proxied = await startTestServer({ config: { TRUSTED_PROXIES: '127.0.0.1' } });
+    token = (await createWidgetToken(proxied.prisma, { accountId: await proxied.createAccount(), allowedOrigins: [shop], rateLimitPerMinute: 1_000_000 })).id;
+    const attraction = await proxied.prisma.attraction.create({
+      data: { id: newId('attraction'), name: 'Quota test', description: 'A test place.', city: 'Nowhere', cityKey: 'nowhere', region: 'XX' },
+    });
+    serviceId = (await proxied.prisma.service.create({ data: { id: newId('service'), name: 'Entry', attractionId: attraction.id, capacity: 10, ...everyFiveMinutes() } })).id;
+  });
+  afterAll(() => proxied?.close());
+
+  /** A visitor's page: a socket from its address, as the widget opens one. */
+  function visitor(address: string): Client {
+    const client = createClient({
+      url: `${proxied.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: class extends WebSocket {
+        constructor(url: string, protocols?: string | string[]) {
+          super(url, protocols, { headers: { origin: shop, 'x-forwarded-for': address } });
+        }
+      },
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+      lazy: false,
+    });
+    clients.push(client);
+    return client;
+  }
+
+  const day = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  const live = { query: 'subscription ($id: ID!, $day: Date!) { availabilityChanged(serviceId: $id, startDate: $day, endDate: $day) { startTime remaining } }' };
+
+  it(`are counted per visitor (client address), ${subscriptionLimits.perWidgetVisitor} each, so the visitors of a busy page do not share them`, async () => {
+    const variables = { id: serviceId, day };
+    const first = visitor('203.0.113.7');
+    const refusals: string[] = [];
+    for (let index = 0; index < subscriptionLimits.perWidgetVisitor; index++) {
+      first.subscribe({ ...live, variables }, { next: () => undefined, error: (error) => refusals.push(JSON.stringify(error)), complete: () => undefined });
+    }
+    const before = await subscriptionsActive(proxied.url);
+    await expect.poll(() => subscriptionsActive(proxied.url), { timeout: 30_000 }).toBeGreaterThanOrEqual(subscriptionLimits.perWidgetVisitor);
+    expect(refusals).toEqual([]);
+    // The same visitor on a second socket is past its share.
+    const again = await firstOutcome(visitor('203.0.113.7'), live.query, variables);
+    expect(again.errors?.[0]?.extensions?.code).toBe('too_many_subscriptions');
+    expect(again.errors?.[0]?.message).toContain('A visitor of a widget');
+    // Another visitor of the same token has a share of its own.
+    const other = await firstOutcome(visitor('198.51.100.23'), live.query, variables);
+    expect(other.errors).toBeUndefined();
+    expect(before).toBeGreaterThanOrEqual(0);
   });
 });
 
