@@ -39,7 +39,7 @@
 import type { ChildProcess, ForkOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildOutdatedBy } from '../bin/build-stamp.js';
 import type { PrismaClient } from '../src/generated/prisma/client.js';
 import type { LimitFixture } from './physical-limit.js';
@@ -71,7 +71,7 @@ const warmUpSeconds = 2;
 const pageSize = 50;
 const bookingRange = { startDate: '2027-10-10', endDate: '2027-10-13' };
 
-interface Fixture {
+export interface Fixture {
   url: string;
   key: string;
   /** The key of the secrets box that sealed the key's signing secret, in hex: the servers joining the database open it with it. */
@@ -102,6 +102,7 @@ async function serverModules() {
     ...(await load<typeof import('../src/db/seed.js')>('db/seed.js')),
     ...(await load<typeof import('../src/shared/ids.js')>('shared/ids.js')),
     ...(await load<typeof import('../src/shared/secrets.js')>('shared/secrets.js')),
+    ...(await load<typeof import('../src/tracing/tracing.js')>('tracing/tracing.js')),
   };
 }
 
@@ -134,14 +135,21 @@ async function seed(modules: ServerModules, prisma: PrismaClient): Promise<Omit<
   return { key, secretsKey: secretsKey.toString('hex'), city: busiest!.city, cityKey: busiest!.cityKey, eventId: event.id, accountId: account.id };
 }
 
+/** The standard OTEL_* variables of this process's environment. */
+const tracingVariables = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_')));
+
 /**
  * Our server on the database at `databaseUrl`: the first one migrates and seeds it; the others
  * (`joining` the first one's fixture: the plain path, the statement recorder's) serve it as it is.
+ * Traced as `npm start` traces, when the OTEL_* variables it is started with set an endpoint
+ * (bench/tracing.ts); its spans are sent before it exits.
  */
 async function serve(databaseUrl: string, joining?: Omit<Fixture, 'url'>) {
   const modules = await serverModules();
-  const { createApp, loadConfig, openDatabase, parseDatabaseUrl, applyMigrations, createSecretBox } = modules;
-  const config = loadConfig({ DATABASE_URL: databaseUrl, SEED_ON_START: 'never', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '10' });
+  const { createApp, loadConfig, openDatabase, parseDatabaseUrl, applyMigrations, createSecretBox, startTracing } = modules;
+  const config = loadConfig({ ...tracingVariables(), DATABASE_URL: databaseUrl, SEED_ON_START: 'never', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '10' });
+  // Before the database and the app, which each trace only when it is on by then (as in main.ts).
+  const tracing = startTracing(config);
   let statements = 0;
   const database = await openDatabase(parseDatabaseUrl(databaseUrl), { poolSize: config.DATABASE_POOL_SIZE, onQuery: () => statements++ });
   if (!joining) await applyMigrations(database);
@@ -150,7 +158,12 @@ async function serve(databaseUrl: string, joining?: Omit<Fixture, 'url'>) {
   const url = await app.listen(0, '127.0.0.1');
   process.send!({ ...fixture, url } satisfies Fixture);
   answerCounters(() => statements);
-  closeWhenParentLeaves(app, database);
+  closeWhenParentLeaves(app, {
+    async close() {
+      await database.close();
+      await tracing?.shutdown();
+    },
+  });
 }
 
 // ---------------------------------------------------------------- the queries
@@ -215,7 +228,7 @@ interface Case {
 }
 
 /** One case of the race: the same read, as each server is asked for it. */
-interface CaseSpec {
+export interface CaseSpec {
   /** The physical limit's name for it. */
   key: string;
   name: string;
@@ -250,16 +263,23 @@ const eventIds = (event: Json) => [
 
 const sortedBookingIds = (bookings: Json[]) => bookings.map((booking) => booking['id'] ?? booking['rowId']).sort();
 
-const graphqlLoad = (url: string, query: string, variables: Json, headers: Record<string, string> = {}) => ({
+export const graphqlLoad = (url: string, query: string, variables: Json, headers: Record<string, string> = {}) => ({
   url: `${url}/graphql`,
   method: 'POST',
   headers: { 'content-type': 'application/json', ...headers },
   body: JSON.stringify({ query, variables }),
 });
 
-const restRenderLoad = (url: string, path: string, key: string) => ({ url, headers: { authorization: `Bearer ${key}` }, requests: renderEveryTime(path) });
+/** autocannon options that run a GraphQL query on every request (never from the response cache). */
+export const executedGraphqlLoad = (url: string, query: string, variables: Json, headers: Record<string, string>) => ({
+  ...graphqlLoad(url, query, variables, headers),
+  requests: executeEveryTime(query, variables),
+});
 
-function caseSpecs(ours: Omit<Fixture, 'url'>): CaseSpec[] {
+/** autocannon options that render a REST GET on every request (never from the response cache). */
+export const restRenderLoad = (url: string, path: string, key: string) => ({ url, headers: { authorization: `Bearer ${key}` }, requests: renderEveryTime(path) });
+
+export function caseSpecs(ours: Omit<Fixture, 'url'>): CaseSpec[] {
   const bookingsPage = 100;
   return [
     {
@@ -320,7 +340,7 @@ function contendersOf(spec: CaseSpec, urls: RaceUrls): Contender[] {
   const { peer, graphql, rest } = spec;
   const { key } = urls.ours;
   const auth = { authorization: `Bearer ${key}` };
-  const executedGraphql = (url: string) => ({ ...graphqlLoad(url, graphql.query, graphql.variables, auth), requests: executeEveryTime(graphql.query, graphql.variables) });
+  const executedGraphql = (url: string) => executedGraphqlLoad(url, graphql.query, graphql.variables, auth);
   const graphqlIds = (url: string) => async () => graphql.ids(await post(`${url}/graphql`, graphql.query, graphql.variables, auth));
   const restIds = (url: string) => async () => rest.ids(await get(`${url}${rest.path}`, key));
   const limitIds = (url: string) => async () => spec.rowIds((await get(url, key)) as Json[]);
@@ -430,7 +450,7 @@ async function recordReads(databaseUrl: string, fixture: Fixture, specs: CaseSpe
   }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const ratio = (values: number[]) => `${median(values).toFixed(2)}×`;
 
@@ -441,7 +461,7 @@ const exitGraceMs = 10_000;
  * Ends a server child and waits until it has exited, so that dropping the database does not cut its
  * pool's connections under it. One that crashed has already dropped its channel.
  */
-function stop(child: ChildProcess): Promise<void> {
+export function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const kill = setTimeout(() => child.kill('SIGKILL'), exitGraceMs);
@@ -456,7 +476,7 @@ function stop(child: ChildProcess): Promise<void> {
 const peerNode = fileURLToPath(new URL('./postgraphile/node_modules/.bin/node', import.meta.url));
 
 /** The race measures build/: it must hold what src/ holds now. */
-function refuseStaleBuild(): void {
+export function refuseStaleBuild(): void {
   const outdatedBy = buildOutdatedBy(fileURLToPath(new URL('..', import.meta.url)));
   if (outdatedBy) throw new Error(`Our server runs from build/, which ${outdatedBy} makes out of date: run \`npm run build\` first (or BENCH_RACE_SOURCE=1 for src/).`);
 }
@@ -579,7 +599,10 @@ async function main() {
   console.log(JSON.stringify({ bench: 'race', node: process.version, rows }));
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+// Run as a script (the race, or a server it or bench/tracing.ts forks); imported, it only lends its pieces.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -43,7 +43,10 @@ class RedisWithDeadline extends Redis {
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
     // The command's name only: its keys and arguments (credentials' ids, counters) stay out of traces.
-    const span = startChildSpan(command.name.toUpperCase(), { 'db.system': 'redis', 'db.system.name': 'redis', 'db.operation.name': command.name.toUpperCase() });
+    const span = startChildSpan(() => {
+      const operation = command.name.toUpperCase();
+      return { name: operation, attributes: { 'db.system': 'redis', 'db.system.name': 'redis', 'db.operation.name': operation } };
+    });
     const result = super.sendCommand(command, stream);
     if (span) {
       command.promise.then(

@@ -7,11 +7,12 @@ import { activeTracer, endSpan, startChildSpan } from './tracing.js';
  * sent, placeholders and all; parameter values are never read, so none can reach a span.
  */
 function statementSpan(text: string, startTime?: Date) {
-  const operation = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
   return startChildSpan(
-    operation,
-    // db.system for backends that still key on the older name, db.system.name for current ones.
-    { 'db.system': 'postgresql', 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': text },
+    () => {
+      const operation = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
+      // db.system for backends that still key on the older name, db.system.name for current ones.
+      return { name: operation, attributes: { 'db.system': 'postgresql', 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': text } };
+    },
     SpanKind.CLIENT,
     startTime,
   );

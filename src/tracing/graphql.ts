@@ -4,21 +4,27 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../graphql/context.js';
 import type { LookupOutcome } from '../response-cache/response-cache.js';
 import { endableStream } from '../shared/streams.js';
-import { endSpan, linksTo } from './tracing.js';
+import { endSpan, inUnsampledSpan, linksTo } from './tracing.js';
 
 type TracedContext = Context & { params?: { operationName?: string | null } };
 
-/** Notes the operation's name and type on the span the caller runs in (parse, validate, execute, subscription). */
+/** Notes the operation's name and type on the span the caller runs in (parse, validate, execute, subscription) when it is recorded. */
 function noteOperation(document: DocumentNode, operationName: string | null | undefined): void {
-  const operation = getOperationAST(document, operationName);
   const span = trace.getActiveSpan();
-  if (!operation || !span) return;
+  if (!span?.isRecording()) return;
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return;
   span.setAttribute('graphql.operation.type', operation.operation);
   if (operation.name) span.setAttribute('graphql.operation.name', operation.name.value);
 }
 
-/** Runs a phase in a span of its own; `wrapped` may answer a promise (execute, subscribe). */
-function inPhaseSpan(span: Span, wrapped: () => unknown): unknown {
+/**
+ * Runs a phase in a span of its own; `wrapped` may answer a promise (execute). Under a request's span
+ * that is not recorded (unsampled), the phase runs as it is: its span would not be kept either.
+ */
+function inPhaseSpan(tracer: Tracer, name: string, wrapped: () => unknown): unknown {
+  if (inUnsampledSpan()) return wrapped();
+  const span = tracer.startSpan(name);
   const finish = (error?: unknown) => endSpan(span, error);
   let outcome: unknown;
   try {
@@ -60,9 +66,9 @@ export function useTracing(tracer: Tracer): Plugin<TracedContext> {
   const subscriptions = new WeakMap<object, Span>();
   return {
     instrumentation: {
-      parse: (_payload, wrapped) => void inPhaseSpan(tracer.startSpan('graphql.parse'), wrapped),
-      validate: (_payload, wrapped) => void inPhaseSpan(tracer.startSpan('graphql.validate'), wrapped),
-      execute: (_payload, wrapped) => inPhaseSpan(tracer.startSpan('graphql.execute'), wrapped) as Promise<void>,
+      parse: (_payload, wrapped) => void inPhaseSpan(tracer, 'graphql.parse', wrapped),
+      validate: (_payload, wrapped) => void inPhaseSpan(tracer, 'graphql.validate', wrapped),
+      execute: (_payload, wrapped) => inPhaseSpan(tracer, 'graphql.execute', wrapped) as Promise<void>,
       subscribe: ({ context: subscriber }, wrapped) => {
         const span = tracer.startSpan('graphql.subscription', { kind: SpanKind.SERVER });
         subscriptions.set(subscriber, span);
@@ -114,7 +120,7 @@ export function useTracing(tracer: Tracer): Plugin<TracedContext> {
 /** Notes a response cache lookup on the span it ran in: hit or miss, and the data versions read. */
 export function noteCacheLookup(outcome: LookupOutcome, dataVersions: readonly (string | null)[]): void {
   const span = trace.getActiveSpan();
-  if (!span) return;
+  if (!span?.isRecording()) return;
   span.setAttribute('hallowgate.response_cache', outcome);
   const read = dataVersions.filter((value): value is string => value !== null);
   if (read.length) span.setAttribute('hallowgate.data_versions', read);

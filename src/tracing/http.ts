@@ -19,6 +19,8 @@ export function traceRequests(tracer: Tracer, handle: RequestHandler, routeOf: (
     const traceParent = withTraceHeaders(spanContext, {})['traceparent'];
     if (traceParent) response.setHeader('traceresponse', traceParent);
     const ended = () => {
+      // An unsampled request's span keeps nothing: it is ended without reading the answer.
+      if (!span.isRecording()) return span.end();
       const route = routeOf(response);
       if (route) {
         span.updateName(`${method} ${route}`);

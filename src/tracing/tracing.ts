@@ -92,14 +92,26 @@ export function activeTracing(): Tracing | undefined {
 }
 
 /**
- * A span under the one the caller runs in, or undefined when tracing is off or the caller runs in
- * none: work outside a request or a delivery (the workers' polls, Redis health probes) starts no trace.
+ * Whether the caller runs in a span that is not recorded (a trace the sampler dropped): work under it
+ * starts no span and notes nothing, as none of it would be kept, so an unsampled request costs
+ * little more than one with tracing off.
  */
-export function startChildSpan(name: string, attributes: Attributes, kind: SpanKind = SpanKind.CLIENT, startTime?: Date): Span | undefined {
+export function inUnsampledSpan(): boolean {
+  const span = trace.getActiveSpan();
+  return span !== undefined && !span.isRecording();
+}
+
+/**
+ * A span under the one the caller runs in, or undefined when tracing is off, the caller runs in none
+ * (work outside a request or a delivery: the workers' polls, Redis health probes start no trace) or
+ * in one that is not recorded. The span is `described` (its name and attributes) only when it is made.
+ */
+export function startChildSpan(described: () => { name: string; attributes: Attributes }, kind: SpanKind = SpanKind.CLIENT, startTime?: Date): Span | undefined {
   const tracer = active?.tracer;
   if (!tracer) return undefined;
   const parent = context.active();
-  if (!trace.getSpan(parent)) return undefined;
+  if (!trace.getSpan(parent)?.isRecording()) return undefined;
+  const { name, attributes } = described();
   return tracer.startSpan(name, { kind, attributes, ...(startTime ? { startTime } : {}) }, parent);
 }
 
@@ -111,10 +123,10 @@ export function endSpan(span: Span, error?: unknown): void {
   span.end();
 }
 
-/** Runs `work` in a span of its own (under the caller's) when tracing is on; as it is when off. */
+/** Runs `work` in a span of its own (under the caller's) when tracing is on; as it is when off or under an unsampled span. */
 export async function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
   const tracer = active?.tracer;
-  if (!tracer) return work();
+  if (!tracer || inUnsampledSpan()) return work();
   return tracer.startActiveSpan(name, { attributes }, async (span) => {
     try {
       const value = await work();

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Span } from '@opentelemetry/api';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startTracing, type Tracing } from '../../src/tracing/tracing.js';
 import { openService } from '../support/bookable.js';
@@ -38,6 +39,22 @@ describe('a sampler that keeps nothing', () => {
     await tracing.flush();
     expect(collector.spans).toEqual([]);
     expect(collector.bodies).toEqual([]);
+  });
+
+  it('starts one span per unsampled request, its SERVER span, and none under it: no GraphQL phase, SQL statement or log append', async () => {
+    const serviceId = await openService(server.prisma);
+    const call = apiClient(server.url, (await server.createKey()).key);
+    const startSpan = vi.spyOn(tracing.tracer, 'startSpan');
+    try {
+      const created = await call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(4), customer: { name: 'B', email: 'b@example.com' } });
+      expect(created.status).toBe(201);
+      const read = await call('POST', '/graphql', { query: `{ booking(id: "${created.body.id}") { id status } }` });
+      expect(read.body).toEqual({ data: { booking: { id: created.body.id, status: 'CONFIRMED' } } });
+      expect(startSpan.mock.calls.map(([name]) => name)).toEqual(['POST', 'POST']);
+      expect(startSpan.mock.results.map(({ value }) => (value as Span).isRecording())).toEqual([false, false]);
+    } finally {
+      startSpan.mockRestore();
+    }
   });
 });
 

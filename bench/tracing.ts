@@ -1,0 +1,233 @@
+/**
+ * The cost of tracing (issue 30): req/s of the race's reads (bench/race.ts: (a) 50 events of a city,
+ * (b) one event, (c) one account's bookings), executed every time (never from the response cache),
+ * over GraphQL and REST, on three servers of ours that differ only in their OTEL_* variables:
+ * - off: no OTLP endpoint, as every server without one runs;
+ * - 10 %: an endpoint and the default sampler (parent-based, 10 % of the traces a request starts);
+ * - 100 %: an endpoint and OTEL_TRACES_SAMPLER=always_on.
+ *
+ *   npm run build && npx tsx bench/tracing.ts   # servers run build/ as npm start does; BENCH_RACE_SOURCE=1 runs src/
+ *   BENCH_TRACING_SECONDS=2 npx tsx bench/tracing.ts   # a quick look: 2 s per round
+ *
+ * The traced servers export over OTLP/HTTP (protobuf, the default) to a receiver in this process
+ * that answers 200 and keeps nothing but the number of spans each server sent, so that the table
+ * shows tracing was on and sampled as set. The servers are the race's (bench/race.ts, seeded as the
+ * race seeds, on a fresh PostgreSQL database at BENCH_POSTGRES_URL, else
+ * postgresql://postgres@127.0.0.1:5432/postgres, dropped afterwards), each in a child process with a
+ * pool of 10, so autocannon (20 connections) does not share their event loops.
+ *
+ * Each read takes the three servers in turn over several rounds, after a warm-up each, so that other
+ * work on the shared machine lands on all three alike: req/s is the median over the rounds, and
+ * 10 %/off and 100 %/off the medians of the ratios taken within each round. Server CPU ms/request
+ * is the child's CPU time over the requests it answered in the rounds.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg } from 'node:os';
+import { caseSpecs, executedGraphqlLoad, median, refuseStaleBuild, restRenderLoad, stop, type Fixture } from './race.js';
+import { autocannon, benchServerOptions, cpuMicros, forkServer, reachable, serverCounters, statusSummary, withScratchDatabase, type AutocannonResult } from './support.js';
+
+const connections = 20;
+const rounds = 3;
+/** Seconds of load per server and read in each round (BENCH_TRACING_SECONDS, for a quick look). */
+const secondsPerRound = Number(process.env['BENCH_TRACING_SECONDS'] ?? 8);
+if (!(secondsPerRound > 0)) throw new Error(`BENCH_TRACING_SECONDS must be a number of seconds above 0; it is "${process.env['BENCH_TRACING_SECONDS']}"`);
+const warmUpSeconds = 2;
+
+// ---------------------------------------------------------------- the receiver
+
+/** The length-delimited fields numbered `field` of a protobuf message (the wire format, read as is). */
+function* lengthDelimited(message: Buffer, field: number): Generator<Buffer> {
+  let at = 0;
+  const varint = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = message[at++]!;
+      value += (byte & 0x7f) * 2 ** shift;
+      if (!(byte & 0x80)) return value;
+    }
+  };
+  while (at < message.length) {
+    const key = varint();
+    const wireType = key & 7;
+    if (wireType === 0) varint();
+    else if (wireType === 1) at += 8;
+    else if (wireType === 5) at += 4;
+    else if (wireType === 2) {
+      const length = varint();
+      if (key >>> 3 === field) yield message.subarray(at, at + length);
+      at += length;
+    } else throw new Error(`an OTLP export holds protobuf wire type ${wireType}, which it never uses`);
+  }
+}
+
+/** The spans of an OTLP ExportTraceServiceRequest: resource_spans (1) → scope_spans (2) → spans (2). */
+function spansIn(request: Buffer): number {
+  let spans = 0;
+  for (const resourceSpans of lengthDelimited(request, 1)) {
+    for (const scopeSpans of lengthDelimited(resourceSpans, 2)) spans += [...lengthDelimited(scopeSpans, 2)].length;
+  }
+  return spans;
+}
+
+/** An OTLP/HTTP receiver that accepts every export and discards it, counting its spans by the path it was sent to. */
+async function startSpanCounter() {
+  const spansByPath = new Map<string, number>();
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const path = request.url ?? '/';
+      spansByPath.set(path, (spansByPath.get(path) ?? 0) + spansIn(Buffer.concat(chunks)));
+      // An empty ExportTraceServiceResponse: everything accepted.
+      response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** The spans received at `base`'s /v1/traces, where an exporter given `base` as its endpoint sends them. */
+    spansSentTo: (base: string) => spansByPath.get(`${new URL(base).pathname}/v1/traces`) ?? 0,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+// ---------------------------------------------------------------- the servers and the load
+
+interface Configuration {
+  name: 'off' | '10 %' | '100 %';
+  /** The OTEL_* variables its server starts with. */
+  variables: Record<string, string>;
+}
+
+/** The three servers' settings: one endpoint path each, so the receiver tells their spans apart. */
+function configurations(receiverUrl: string): Configuration[] {
+  return [
+    { name: 'off', variables: {} },
+    { name: '10 %', variables: { OTEL_EXPORTER_OTLP_ENDPOINT: `${receiverUrl}/sampled-10` } },
+    { name: '100 %', variables: { OTEL_EXPORTER_OTLP_ENDPOINT: `${receiverUrl}/sampled-100`, OTEL_TRACES_SAMPLER: 'always_on' } },
+  ];
+}
+
+interface Read {
+  case: string;
+  surface: 'GraphQL (execute)' | 'REST (render)';
+  /** autocannon options for the read against the server at `url`. */
+  options: (url: string) => Record<string, unknown>;
+}
+
+function readsOf(fixture: Fixture): Read[] {
+  const auth = { authorization: `Bearer ${fixture.key}` };
+  return caseSpecs(fixture).flatMap((spec): Read[] => [
+    { case: spec.name, surface: 'GraphQL (execute)', options: (url) => executedGraphqlLoad(url, spec.graphql.query, spec.graphql.variables, auth) },
+    { case: spec.name, surface: 'REST (render)', options: (url) => restRenderLoad(url, spec.rest.path, fixture.key) },
+  ]);
+}
+
+/** A round's load (or a warm-up) that got an answer other than 200 is no measure of the read: the bench stops. */
+function refuseFailures(result: AutocannonResult, what: string): AutocannonResult {
+  if (result.errors || result.non2xx) throw new Error(`${what}: ${result.errors} errors, answers ${statusSummary(result)}`);
+  return result;
+}
+
+const ratio = (values: number[]) => `${median(values).toFixed(3)}×`;
+
+async function measure(databaseUrl: string, receiver: Awaited<ReturnType<typeof startSpanCounter>>) {
+  const raceServer = new URL('./race.ts', import.meta.url).href;
+  const settings = configurations(receiver.url);
+  const children: ChildProcess[] = [];
+  /** Requests each server answered, warm-ups included: what its spans are counted against. */
+  const answered = settings.map(() => 0);
+  const rows = [];
+  try {
+    // The first seeds the database; the others join it.
+    const first = await forkServer<Fixture>(raceServer, ['serve', databaseUrl], benchServerOptions(settings[0]!.variables));
+    children.push(first.child);
+    const servers = [first];
+    for (const { variables } of settings.slice(1)) {
+      const joined = await forkServer<Fixture>(raceServer, ['join', databaseUrl, JSON.stringify(first.fixture)], benchServerOptions(variables));
+      children.push(joined.child);
+      servers.push(joined);
+    }
+    const run = async (index: number, read: Read, seconds: number) => {
+      const what = `${read.case}, ${read.surface}, tracing ${settings[index]!.name}`;
+      const result = refuseFailures(await autocannon({ connections, duration: seconds, ...read.options(servers[index]!.fixture.url) }), what);
+      answered[index]! += result.requests.total;
+      return result;
+    };
+    for (const read of readsOf(first.fixture)) {
+      for (const index of servers.keys()) await run(index, read, warmUpSeconds);
+      const measured = servers.map(() => ({ rates: [] as number[], ratios: [] as number[], p99s: [] as number[], requests: 0, cpuMicros: 0 }));
+      for (let round = 0; round < rounds; round++) {
+        for (const [index, { child }] of servers.entries()) {
+          const before = await serverCounters(child);
+          const result = await run(index, read, secondsPerRound);
+          const after = await serverCounters(child);
+          const into = measured[index]!;
+          into.rates.push(result.requests.average);
+          into.p99s.push(result.latency.p99);
+          into.requests += result.requests.total;
+          into.cpuMicros += cpuMicros(after.cpu) - cpuMicros(before.cpu);
+        }
+        for (const into of measured) into.ratios.push(into.rates[round]! / measured[0]!.rates[round]!);
+      }
+      const [off, sampled, always] = measured.map((into) => ({
+        rate: Math.round(median(into.rates)),
+        ratio: ratio(into.ratios),
+        p99: median(into.p99s),
+        cpu: (into.cpuMicros / into.requests / 1000).toFixed(3),
+      }));
+      rows.push({
+        case: read.case,
+        read: read.surface,
+        'off req/s': off!.rate,
+        '10 % req/s': sampled!.rate,
+        '100 % req/s': always!.rate,
+        '10 %/off': sampled!.ratio,
+        '100 %/off': always!.ratio,
+        'p99 ms off / 10 % / 100 %': `${off!.p99} / ${sampled!.p99} / ${always!.p99}`,
+        'server CPU ms/req off / 10 % / 100 %': `${off!.cpu} / ${sampled!.cpu} / ${always!.cpu}`,
+      });
+    }
+  } finally {
+    // Each server sends the spans it still holds before it exits.
+    await Promise.all(children.map(stop));
+  }
+  const spans = settings.map(({ name, variables }, index) => {
+    const received = variables['OTEL_EXPORTER_OTLP_ENDPOINT'] ? receiver.spansSentTo(variables['OTEL_EXPORTER_OTLP_ENDPOINT']) : 0;
+    return { tracing: name, requests: answered[index]!, spans: received, 'spans/request': Number((received / answered[index]!).toFixed(3)) };
+  });
+  return { rows, spans };
+}
+
+async function main() {
+  const inherited = Object.keys(process.env).filter((name) => name.startsWith('OTEL_'));
+  if (inherited.length) throw new Error(`the bench sets each server's OTEL_* variables itself; unset ${inherited.join(', ')}`);
+  if (!process.env['BENCH_RACE_SOURCE']) refuseStaleBuild();
+  const postgresUrl = process.env['BENCH_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  if (!(await reachable(postgresUrl, 5432))) throw new Error(`the bench needs PostgreSQL; nothing listens at ${postgresUrl}`);
+  const loadBefore = loadavg()[0]!;
+  const receiver = await startSpanCounter();
+  const { rows, spans } = await withScratchDatabase(postgresUrl, 'hallowgate_bench_tracing', (url) => measure(url, receiver)).finally(() => receiver.close());
+  const loadAfter = loadavg()[0]!;
+  console.log(
+    `\nThe cost of tracing: autocannon, ${connections} connections, ${rounds} rounds of ${secondsPerRound} s per server and read (off, 10 %, 100 % in turn), after ${warmUpSeconds} s warm-up each; every server pools 10`,
+  );
+  console.log('req/s and p99 are medians over the rounds; 10 %/off and 100 %/off are medians of the ratios within each round');
+  console.log(
+    `${cpus().length} cores shared by autocannon, the servers and PostgreSQL; Node ${process.version}; 1-minute load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after`,
+  );
+  console.table(rows);
+  console.log('Spans the receiver got from each server, against the requests it answered (warm-ups included):');
+  console.table(spans);
+  console.log(JSON.stringify({ bench: 'tracing', node: process.version, cores: cpus().length, loadBefore, loadAfter, rounds, secondsPerRound, rows, spans }));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
