@@ -75,6 +75,9 @@ export async function seedDatabase(prisma: PrismaClient, options: SeedOptions): 
 
   // On PGlite everything inside must go through `tx`: a query on `prisma` would wait for this transaction.
   await prisma.$transaction(async (tx) => {
+    // Between two batches the client builds the next one, which on a busy machine can outlast the
+    // connection's idle-in-transaction deadline, meant for requests' short transactions.
+    await tx.$executeRawUnsafe('SET LOCAL idle_in_transaction_session_timeout = 0');
     await tx.category.createMany({ data: rows.categories });
     log(`seed: categories ${rows.categories.length}`);
     await inBatches(rows.attractions, (batch) => tx.attraction.createMany({ data: batch }));

@@ -5,7 +5,11 @@ import { cities } from '../../src/db/seed-data/cities.js';
 import { generateDirectory, seededAt } from '../../src/db/seed-data/directory.js';
 import { isDatabaseEmpty, refreshAttractionAggregates, seedDatabase, type SeedSummary } from '../../src/db/seed.js';
 import { openingMinutes, slotsBetween, type OpeningHours } from '../../src/bookings/schedule.js';
+import { deadlineDefaults } from '../../src/config.js';
 import { openTestDatabase } from '../support/database.js';
+import { requireService } from '../support/services.js';
+
+const postgresUrl = await requireService('postgres');
 
 /** Seeded here, from a migrated but empty database (in-memory PGlite, or PostgreSQL under TEST_DATABASE_URL). */
 let fresh: Database;
@@ -312,5 +316,23 @@ describe('seedDatabase at other scales', () => {
     expect(smaller.categories).toBe(8);
     const cityCount = (await small.prisma.attraction.groupBy({ by: ['city'] })).length;
     expect(cityCount).toBeGreaterThanOrEqual(40);
+  });
+});
+
+describe.skipIf(!postgresUrl)('seedDatabase on PostgreSQL', () => {
+  it("keeps its one transaction open while the next batch is made, however long that takes: the connection's idle-in-transaction deadline is for requests", async () => {
+    const database = await openTestDatabase({ seeded: false, postgresUrl: postgresUrl!, deadlines: { ...deadlineDefaults, DATABASE_TRANSACTION_TIMEOUT_MS: 200 } });
+    try {
+      // Each progress line holds the thread past that deadline, between two of the transaction's statements.
+      const holdThread = () => {
+        const until = Date.now() + 400;
+        while (Date.now() < until);
+      };
+      const seeded = await seedDatabase(database.prisma, { log: holdThread, scale: 0.05 });
+      expect(seeded.categories).toBe(8);
+      expect(await database.prisma.attraction.count()).toBe(seeded.attractions);
+    } finally {
+      await database.close();
+    }
   });
 });
