@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Context } from '../graphql/context.js';
-import { AppError } from '../shared/errors.js';
+import { invalidParameter } from '../shared/errors.js';
 import { heldPlacesAt } from './availability.js';
 import { dateOfDay, localDay, slotsBetween, type OpeningHours, type Schedule } from './schedule.js';
 
@@ -38,10 +38,6 @@ export interface BookableSlot {
   remaining: number;
 }
 
-function invalid(field: string, message: string, code: string): AppError {
-  return new AppError('invalid_parameter', message, { fieldErrors: [{ field, code, message }] });
-}
-
 /**
  * The window the arguments ask for (undefined without availableFor): from availableFrom (default
  * now) to availableTo (default a day later), at most a week; 400 naming the argument otherwise.
@@ -49,18 +45,18 @@ function invalid(field: string, message: string, code: string): AppError {
 export function bookableWindowOf(args: BookableArgs, now: Date): BookableWindow | undefined {
   const { availableFor, availableFrom, availableTo } = args;
   if (availableFor == null) {
-    if (availableFrom != null) throw invalid('availableFrom', 'availableFrom needs availableFor: the size of the party.', 'needs_party');
-    if (availableTo != null) throw invalid('availableTo', 'availableTo needs availableFor: the size of the party.', 'needs_party');
+    if (availableFrom != null) throw invalidParameter('availableFrom', 'availableFrom needs availableFor: the size of the party.', 'needs_party');
+    if (availableTo != null) throw invalidParameter('availableTo', 'availableTo needs availableFor: the size of the party.', 'needs_party');
     return undefined;
   }
   if (!(Number.isInteger(availableFor) && availableFor >= 1 && availableFor <= maxPartySize)) {
-    throw invalid('availableFor', `availableFor is a party size, a whole number from 1 to ${maxPartySize}.`, 'out_of_range');
+    throw invalidParameter('availableFor', `availableFor is a party size, a whole number from 1 to ${maxPartySize}.`, 'out_of_range');
   }
   const from = availableFrom ?? now;
   const to = availableTo ?? new Date(from.getTime() + 24 * hourMs);
-  if (to.getTime() <= from.getTime()) throw invalid('availableTo', 'availableTo must be after availableFrom.', 'before_start');
+  if (to.getTime() <= from.getTime()) throw invalidParameter('availableTo', 'availableTo must be after availableFrom.', 'before_start');
   if (to.getTime() - from.getTime() > maxBookableWindowDays * 24 * hourMs) {
-    throw invalid('availableTo', `availableTo is at most ${maxBookableWindowDays} days after availableFrom.`, 'out_of_range');
+    throw invalidParameter('availableTo', `availableTo is at most ${maxBookableWindowDays} days after availableFrom.`, 'out_of_range');
   }
   return { partySize: availableFor, from, to };
 }

@@ -1,4 +1,4 @@
-import { AppError } from '../shared/errors.js';
+import { invalidParameter } from '../shared/errors.js';
 
 /**
  * The near filter: records within a radius of a point, by great-circle distance on the Earth's mean
@@ -33,28 +33,24 @@ export interface Near {
   unit: DistanceUnit;
 }
 
-function invalid(field: string, message: string, code = 'invalid'): AppError {
-  return new AppError('invalid_parameter', message, { fieldErrors: [{ field, code, message }] });
-}
-
 /** The near filter the arguments ask for (undefined without lat and lng); 400 naming the argument when they are incomplete or out of range. */
 export function nearOf(args: NearArgs): Near | undefined {
   const { lat, lng, radius, unit } = args;
   if (lat == null && lng == null) {
-    if (radius != null) throw invalid('radius', 'radius needs lat and lng: the point to measure it from.', 'needs_point');
-    if (unit != null) throw invalid('unit', 'unit needs lat and lng: the point to measure from.', 'needs_point');
+    if (radius != null) throw invalidParameter('radius', 'radius needs lat and lng: the point to measure it from.', 'needs_point');
+    if (unit != null) throw invalidParameter('unit', 'unit needs lat and lng: the point to measure from.', 'needs_point');
     return undefined;
   }
-  if (lat == null) throw invalid('lat', 'lng needs lat: give both, in degrees.', 'required');
-  if (lng == null) throw invalid('lng', 'lat needs lng: give both, in degrees.', 'required');
-  if (!(lat >= -90 && lat <= 90)) throw invalid('lat', 'lat is in degrees, from -90 to 90.', 'out_of_range');
-  if (!(lng >= -180 && lng <= 180)) throw invalid('lng', 'lng is in degrees, from -180 to 180.', 'out_of_range');
+  if (lat == null) throw invalidParameter('lat', 'lng needs lat: give both, in degrees.', 'required');
+  if (lng == null) throw invalidParameter('lng', 'lat needs lng: give both, in degrees.', 'required');
+  if (!(lat >= -90 && lat <= 90)) throw invalidParameter('lat', 'lat is in degrees, from -90 to 90.', 'out_of_range');
+  if (!(lng >= -180 && lng <= 180)) throw invalidParameter('lng', 'lng is in degrees, from -180 to 180.', 'out_of_range');
   const chosenUnit = unit ?? 'KM';
   const perUnit = kilometresPer[chosenUnit];
   const largest = Math.floor((maxRadiusKm / perUnit) * 10) / 10;
   const radiusInUnit = radius ?? defaultRadius;
   if (!(radiusInUnit > 0 && radiusInUnit <= largest)) {
-    throw invalid('radius', `radius is more than 0 and at most ${largest} ${chosenUnit.toLowerCase()}.`, 'out_of_range');
+    throw invalidParameter('radius', `radius is more than 0 and at most ${largest} ${chosenUnit.toLowerCase()}.`, 'out_of_range');
   }
   return { latitude: lat, longitude: lng, radiusKm: radiusInUnit * perUnit, unit: chosenUnit };
 }

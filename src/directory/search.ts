@@ -1,6 +1,6 @@
 import { bookableWindowOf, roomForParty, type BookableArgs, type BookableSlot, type BookableWindow } from '../bookings/bookable.js';
 import type { Context } from '../graphql/context.js';
-import { AppError } from '../shared/errors.js';
+import { AppError, invalidParameter } from '../shared/errors.js';
 import { boundingBox, distanceKm, inUnit, nearOf, type Near, type NearArgs } from './near.js';
 
 /**
@@ -118,7 +118,7 @@ export async function searchPage<Record extends object>(context: Context, search
     const kept = batch.filter(withinRadius);
     if (search.bookable && (weighed += kept.length) > maxWeighedCandidates) {
       const message = `A search for room for a party weighs at most ${maxWeighedCandidates} records per page, and these filters leave more without filling it; narrow it with lat and lng, city or category.`;
-      throw new AppError('invalid_parameter', message, { fieldErrors: [{ field: 'availableFor', code: 'too_broad', message }] });
+      throw invalidParameter('availableFor', message, 'too_broad');
     }
     const room = search.bookable ? await roomForParty(context, [...new Set(kept.map((candidate) => candidate.attractionId))], search.bookable, now) : undefined;
     for (const candidate of kept) {

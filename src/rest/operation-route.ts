@@ -3,7 +3,7 @@ import { pageSizes } from '../graphql/argument-checks.js';
 import { markRestOperationDocument } from '../graphql/rest-operation-documents.js';
 import { dataVersionsOf, type GraphQLDataVersionDependency } from '../response-cache/graphql-data-versions.js';
 import { closestName } from '../shared/closest-name.js';
-import { AppError, echoed, type FieldError } from '../shared/errors.js';
+import { AppError, echoed, invalidParameter, type FieldError } from '../shared/errors.js';
 import { camelCaseOf, snakeCaseOf, snakeCasePathOf } from '../shared/naming.js';
 import { answerKeyAt, answerKeysOf, isConnectionType, isHiddenKey, nodeKeysOf, operationOf, type AnswerKey } from './selection.js';
 import type { OperationRoute } from './route.js';
@@ -60,10 +60,6 @@ function keyShaper(key: AnswerKey): Shaper | undefined {
  * (`?_=1700000000000`) to get past caches.
  */
 const ignoredQueryNames = new Set(['_']);
-
-function invalidParameter(parameter: string, message: string, code = 'invalid'): AppError {
-  return new AppError('invalid_parameter', message, { fieldErrors: [{ field: parameter, code, message }] });
-}
 
 /** How one query or path parameter becomes a variable. */
 export interface Parameter {

@@ -96,6 +96,11 @@ export function notFound(what: string, id: string): AppError {
   return new AppError('not_found', `No ${what} with id "${echoed(id)}".`);
 }
 
+/** 400 invalid_parameter naming one parameter (or argument), with the message for both. */
+export function invalidParameter(parameter: string, message: string, code = 'invalid'): AppError {
+  return new AppError('invalid_parameter', message, { fieldErrors: [{ field: parameter, code, message }] });
+}
+
 export function validationFailed(fieldErrors: FieldError[], message = 'The request has invalid fields.'): AppError {
   return new AppError('validation_failed', message, { fieldErrors });
 }
