@@ -3,7 +3,7 @@ import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { createPubSub } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import { settleWithin } from '../shared/deadline.js';
-import { connectRedis } from '../shared/redis.js';
+import { connectRedis, connectRedisSubscriber } from '../shared/redis.js';
 
 /** What is announced to an account after one of its booking events commits: subscribers reload the row. */
 export interface BookingEventNotice {
@@ -132,10 +132,11 @@ export function createAnnouncements(options: {
   closeGraceMs?: number;
 }): Announcements {
   // A notice lost to an outage is made up by the next one, which makes subscribers read the log
-  // past their last event. The subscriber's commands wait for the connection instead: ioredis
+  // past their last event. The subscriber's commands wait for the connection instead, and it
   // subscribes again on every new one (the health probe makes one when the old goes silent).
   const publishClient = options.redisUrl ? connectRedis(options.redisUrl, { commandTimeoutMs: publishDeadlineMs }) : undefined;
-  const subscribeClient = options.redisUrl ? connectRedis(options.redisUrl, { commandTimeoutMs: undefined }) : undefined;
+  const subscribeConnection = options.redisUrl ? connectRedisSubscriber(options.redisUrl) : undefined;
+  const subscribeClient = subscribeConnection?.redis;
   const redisClients = publishClient && subscribeClient ? [publishClient, subscribeClient] : [];
   const onError = (error: Error) => options.onRedisError?.(error);
   for (const client of redisClients) client.on('error', onError);
@@ -145,10 +146,10 @@ export function createAnnouncements(options: {
   // The Redis event target never awaits a publish, a subscribe or an unsubscribe: their failures (a
   // connection closed before Redis answered) are caught here, or they would crash the process.
   const publisher = publishClient && { publish: (channel: string, message: string) => publishClient.publish(channel, message).catch(onError) };
-  const subscriber = subscribeClient && {
-    on: (event: 'message', listener: (channel: string, message: string) => void) => subscribeClient.on(event, listener),
-    subscribe: (channel: string) => subscribeClient.subscribe(channel).catch(onError),
-    unsubscribe: (channel: string) => subscribeClient.unsubscribe(channel).catch(onError),
+  const subscriber = subscribeConnection && {
+    on: (event: 'message', listener: (channel: string, message: string) => void) => subscribeConnection.redis.on(event, listener),
+    subscribe: (channel: string) => subscribeConnection.subscribe(channel).catch(onError),
+    unsubscribe: (channel: string) => subscribeConnection.unsubscribe(channel).catch(onError),
   };
   const eventTarget: NoticeTarget =
     publisher && subscriber ? createRedisEventTarget({ publishClient: publisher as unknown as Redis, subscribeClient: subscriber as unknown as Redis }) : localTarget;

@@ -6,7 +6,7 @@ export interface RedisConnectionOptions {
   /**
    * How long a command may wait for its answer, sent or queued while the connection is being made
    * anew; then it fails and the caller falls back. Unset: commands wait for the connection (a pub/sub
-   * subscriber, whose subscriptions ioredis renews on every new connection).
+   * subscriber, connectRedisSubscriber).
    */
   commandTimeoutMs: number | undefined;
 }
@@ -116,6 +116,40 @@ export function connectRedis(url: string, options: RedisConnectionOptions): Redi
   probe.unref();
   redis.once('end', () => clearInterval(probe));
   return redis;
+}
+
+/** A pub/sub subscriber connection and the channels it keeps. */
+export interface RedisSubscriber {
+  redis: Redis;
+  subscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+}
+
+/**
+ * A pub/sub subscriber connection that subscribes again to every channel it was asked for on each new
+ * connection. ioredis renews only the channels Redis confirmed, and lets a SUBSCRIBE through while a
+ * connection is still being made (before its ready check): one lost with that connection is never
+ * answered nor sent again, and its channel would stay silent for good.
+ */
+export function connectRedisSubscriber(url: string): RedisSubscriber {
+  const redis = connectRedis(url, { commandTimeoutMs: undefined });
+  const channels = new Set<string>();
+  // Subscribing twice to a channel is harmless: Redis keeps one subscription per channel and
+  // connection. One that fails went with its connection, and the next one subscribes again.
+  redis.on('ready', () => {
+    if (channels.size > 0) redis.subscribe(...channels).catch(() => undefined);
+  });
+  return {
+    redis,
+    subscribe: (channel) => {
+      channels.add(channel);
+      return redis.subscribe(channel);
+    },
+    unsubscribe: (channel) => {
+      channels.delete(channel);
+      return redis.unsubscribe(channel);
+    },
+  };
 }
 
 /**

@@ -128,7 +128,9 @@ describe.skipIf(!redisUrl).each(outageModes)('a Redis outage (%s)', (mode) => {
     /** Books until a booking id not `seen` is `streamed()`: then the subscriber hears the bus through Redis. Answers what it booked. */
     const bookUntilStreamed = async (streamed: () => string[], seen: string[]) => {
       const booked: string[] = [];
+      const deadline = Date.now() + 20_000;
       while (!streamed().some((id) => !seen.includes(id))) {
+        expect(Date.now(), `nothing streamed of ${booked.length} bookings`).toBeLessThan(deadline);
         booked.push(await book());
         await sleep(200);
       }

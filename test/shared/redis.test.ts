@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { setTimeout as wait } from 'node:timers/promises';
-import { connectRedis, redisProbeEveryMs, redisSilenceLimitMs } from '../../src/shared/redis.js';
+import { Redis } from 'ioredis';
+import { connectRedis, connectRedisSubscriber, redisProbeEveryMs, redisSilenceLimitMs } from '../../src/shared/redis.js';
 import { startFaultProxy } from '../faults/proxy.js';
 import { requireService } from '../support/services.js';
 
@@ -50,6 +51,34 @@ describe.skipIf(!redisUrl)('a Redis connection probed for silence', () => {
       expect(await redis.ping()).toBe('PONG');
     } finally {
       redis.disconnect();
+      await proxy.close();
+    }
+  });
+});
+
+describe.skipIf(!redisUrl)('a pub/sub subscriber connection', () => {
+  it('keeps a channel subscribed while its connection was being made and lost with it, once Redis is back', async () => {
+    const proxy = await startFaultProxy(redisUrl!);
+    const publisher = new Redis(redisUrl!);
+    proxy.freeze();
+    const subscriber = connectRedisSubscriber(proxy.url);
+    subscriber.redis.on('error', () => undefined);
+    const heard: string[] = [];
+    subscriber.redis.on('message', (_channel: string, message: string) => heard.push(message));
+    try {
+      // Connected, its ready check unanswered: ioredis writes a SUBSCRIBE at once.
+      await new Promise((resolve) => subscriber.redis.once('connect', resolve));
+      expect(subscriber.redis.status).toBe('connect');
+      void subscriber.subscribe('hallowgate:test:lost-subscribe').catch(() => undefined);
+      // The connection goes before Redis saw it; the next one is made once Redis is reachable again.
+      proxy.cut();
+      proxy.restore();
+      // Not events.once: it rejects on the 'error' event the lost connection is told with.
+      await new Promise((resolve) => subscriber.redis.once('ready', resolve));
+      await expect.poll(async () => (await publisher.publish('hallowgate:test:lost-subscribe', 'after'), heard), { timeout: 10_000, interval: 100 }).toContain('after');
+    } finally {
+      subscriber.redis.disconnect();
+      publisher.disconnect();
       await proxy.close();
     }
   });
