@@ -195,9 +195,9 @@ const listingExplained = { case: listingCase, table: /"events"/ };
 const attractionFields = `id name description city region website latitude longitude eventCount firstStartsAt lastEndsAt nextStartsAt priceMin priceMax updatedAt`;
 
 const nearMeQuery = `query($lat: Float, $lng: Float, $radius: Float, $availableFor: Int, $availableFrom: DateTime, $availableTo: DateTime, $first: Int) {
-  attractions(lat: $lat, lng: $lng, radius: $radius, unit: KM, availableFor: $availableFor, availableFrom: $availableFrom, availableTo: $availableTo,
+  attractions(lat: $lat, lng: $lng, radius: $radius, availableFor: $availableFor, availableFrom: $availableFrom, availableTo: $availableTo,
               orderBy: [{ field: DISTANCE, direction: ASC }], first: $first) {
-    edges { node { ${attractionFields} distance nextSlots { serviceId startTime endTime remaining } } }
+    edges { node { ${attractionFields} distanceKm nextSlots { serviceId startTime endTime remaining } } }
     pageInfo { hasNextPage endCursor }
   }
 }`;
@@ -205,7 +205,7 @@ const nearMeQuery = `query($lat: Float, $lng: Float, $radius: Float, $availableF
 const nearMeCase: Case = {
   name: `attractions within ${nearRadiusKm} km of ${home.name} with room for ${partySize} tonight, nearest first`,
   restPath:
-    `/api/v1/attractions?lat=${home.latitude}&lng=${home.longitude}&radius=${nearRadiusKm}&unit=km&sort=distance` +
+    `/api/v1/attractions?lat=${home.latitude}&lng=${home.longitude}&radius=${nearRadiusKm}&sort=distance` +
     `&available_for=${partySize}&available_from=${dateTime(tonight.from)}&available_to=${dateTime(tonight.to)}&limit=${nearPageSize}`,
   graphql: {
     query: nearMeQuery,
@@ -222,15 +222,15 @@ const nearMeCase: Case = {
 };
 
 const eventsNearQuery = `query($lat: Float, $lng: Float, $radius: Float, $first: Int) {
-  events(lat: $lat, lng: $lng, radius: $radius, unit: KM, orderBy: [{ field: DISTANCE, direction: ASC }], first: $first) {
-    edges { node { ${eventFields} distance } }
+  events(lat: $lat, lng: $lng, radius: $radius, orderBy: [{ field: DISTANCE, direction: ASC }], first: $first) {
+    edges { node { ${eventFields} distanceKm } }
     pageInfo { hasNextPage endCursor }
   }
 }`;
 
 const eventsNearCase = (radiusKm: number): Case => ({
   name: `events within ${radiusKm} km of ${home.name}, nearest first`,
-  restPath: `/api/v1/events?lat=${home.latitude}&lng=${home.longitude}&radius=${radiusKm}&unit=km&sort=distance&limit=${nearPageSize}`,
+  restPath: `/api/v1/events?lat=${home.latitude}&lng=${home.longitude}&radius=${radiusKm}&sort=distance&limit=${nearPageSize}`,
   graphql: { query: eventsNearQuery, variables: { lat: home.latitude, lng: home.longitude, radius: radiusKm, first: nearPageSize } },
 });
 

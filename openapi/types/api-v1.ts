@@ -177,8 +177,8 @@ export interface components {
             price_max?: number | null;
             /** @description When the aggregated view last changed: an update of the attraction or of one of its events, or the start of an event (which moves `next_starts_at`). */
             updated_at?: components["schemas"]["DateTime"];
-            /** @description Great-circle distance from the point searched near, in the unit asked for; null without a point. */
-            distance?: number | null;
+            /** @description Great-circle distance from the point searched near, in kilometres to 0.01 km (whatever the radius unit); null without a point. */
+            distance_km?: number | null;
             /** @description The soonest slots (at most 5) in the availability window with room for the party searched for; null without a party size. */
             next_slots?: {
                 /** @description The service that books it (Service.availability has the rest of its slots). */
@@ -252,8 +252,8 @@ export interface components {
             url?: string;
             attraction_id?: string;
             updated_at?: components["schemas"]["DateTime"];
-            /** @description Great-circle distance from the point searched near, in the unit asked for; null without a point. */
-            distance?: number | null;
+            /** @description Great-circle distance from the point searched near, in kilometres to 0.01 km (whatever the radius unit); null without a point. */
+            distance_km?: number | null;
             /** @description The soonest slots (at most 5) in the availability window with room for the party searched for; null without a party size. Slots of the services of its attraction. */
             next_slots?: {
                 /** @description The service that books it (Service.availability has the rest of its slots). */
@@ -419,10 +419,10 @@ export interface operations {
                 lat?: number;
                 /** @description Longitude of the point to search near, in WGS 84 degrees (with its latitude). */
                 lng?: number;
-                /** @description Keeps records within this great-circle distance of the point, in the unit; default 25, at most 500 km (310.6 mi). */
+                /** @description Keeps records within this great-circle distance of the point (given with lat and lng), in radiusUnit; at most 500 km (310.6 mi). */
                 radius?: number;
-                /** @description The unit of the radius and of each distance: kilometres (the default) or miles. */
-                unit?: components["schemas"]["DistanceUnit"];
+                /** @description The unit of the radius: kilometres (the default) or miles. */
+                radius_unit?: components["schemas"]["DistanceUnit"];
                 /** @description A party size: keeps records whose attraction has a slot in the availability window with at least this many places left, and answers the soonest of them. */
                 available_for?: number;
                 /** @description Start of the availability window; default now. */
@@ -436,7 +436,7 @@ export interface operations {
                 /** @description Comma-separated fields to order by, `-` for descending; the id breaks ties. Any other name is 400. */
                 sort?: ("city" | "-city" | "distance" | "-distance" | "event_count" | "-event_count" | "first_starts_at" | "-first_starts_at" | "last_ends_at" | "-last_ends_at" | "name" | "-name" | "price_max" | "-price_max" | "price_min" | "-price_min")[];
                 /** @description Comma-separated keys to send; `id` is always sent. Any other name is 400. */
-                fields?: ("id" | "name" | "description" | "city" | "region" | "website" | "latitude" | "longitude" | "event_count" | "first_starts_at" | "last_ends_at" | "next_starts_at" | "price_min" | "price_max" | "updated_at" | "distance" | "next_slots")[];
+                fields?: ("id" | "name" | "description" | "city" | "region" | "website" | "latitude" | "longitude" | "event_count" | "first_starts_at" | "last_ends_at" | "next_starts_at" | "price_min" | "price_max" | "updated_at" | "distance_km" | "next_slots")[];
                 /** @description Comma-separated related records to embed; without it they are left out. Any other name is 400. */
                 include?: ("categories" | "events")[];
             };
@@ -494,7 +494,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Comma-separated keys to send; `id` is always sent. Any other name is 400. */
-                fields?: ("id" | "name" | "description" | "city" | "region" | "website" | "latitude" | "longitude" | "event_count" | "first_starts_at" | "last_ends_at" | "next_starts_at" | "price_min" | "price_max" | "updated_at" | "distance" | "next_slots")[];
+                fields?: ("id" | "name" | "description" | "city" | "region" | "website" | "latitude" | "longitude" | "event_count" | "first_starts_at" | "last_ends_at" | "next_starts_at" | "price_min" | "price_max" | "updated_at" | "distance_km" | "next_slots")[];
                 /** @description Comma-separated related records to embed; without it they are left out. Any other name is 400. */
                 include?: ("categories" | "events")[];
             };
@@ -674,10 +674,10 @@ export interface operations {
                 lat?: number;
                 /** @description Longitude of the point to search near, in WGS 84 degrees (with its latitude). */
                 lng?: number;
-                /** @description Keeps records within this great-circle distance of the point, in the unit; default 25, at most 500 km (310.6 mi). */
+                /** @description Keeps records within this great-circle distance of the point (given with lat and lng), in radiusUnit; at most 500 km (310.6 mi). */
                 radius?: number;
-                /** @description The unit of the radius and of each distance: kilometres (the default) or miles. */
-                unit?: components["schemas"]["DistanceUnit"];
+                /** @description The unit of the radius: kilometres (the default) or miles. */
+                radius_unit?: components["schemas"]["DistanceUnit"];
                 /** @description A party size: keeps records whose attraction has a slot in the availability window with at least this many places left, and answers the soonest of them. */
                 available_for?: number;
                 /** @description Start of the availability window; default now. */
@@ -691,7 +691,7 @@ export interface operations {
                 /** @description Comma-separated fields to order by, `-` for descending; the id breaks ties. Any other name is 400. */
                 sort?: ("city" | "-city" | "distance" | "-distance" | "ends_at" | "-ends_at" | "price_max" | "-price_max" | "price_min" | "-price_min" | "starts_at" | "-starts_at" | "title" | "-title" | "updated_at" | "-updated_at")[];
                 /** @description Comma-separated keys to send; `id` is always sent. Any other name is 400. */
-                fields?: ("id" | "title" | "description" | "city" | "region" | "venue" | "address" | "latitude" | "longitude" | "starts_at" | "ends_at" | "timezone" | "price_min" | "price_max" | "currency" | "url" | "attraction_id" | "updated_at" | "distance" | "next_slots")[];
+                fields?: ("id" | "title" | "description" | "city" | "region" | "venue" | "address" | "latitude" | "longitude" | "starts_at" | "ends_at" | "timezone" | "price_min" | "price_max" | "currency" | "url" | "attraction_id" | "updated_at" | "distance_km" | "next_slots")[];
                 /** @description Comma-separated related records to embed; without it they are left out. Any other name is 400. */
                 include?: ("categories" | "images")[];
             };
@@ -749,7 +749,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Comma-separated keys to send; `id` is always sent. Any other name is 400. */
-                fields?: ("id" | "title" | "description" | "city" | "region" | "venue" | "address" | "latitude" | "longitude" | "starts_at" | "ends_at" | "timezone" | "price_min" | "price_max" | "currency" | "url" | "attraction_id" | "updated_at" | "distance" | "next_slots")[];
+                fields?: ("id" | "title" | "description" | "city" | "region" | "venue" | "address" | "latitude" | "longitude" | "starts_at" | "ends_at" | "timezone" | "price_min" | "price_max" | "currency" | "url" | "attraction_id" | "updated_at" | "distance_km" | "next_slots")[];
                 /** @description Comma-separated related records to embed; without it they are left out. Any other name is 400. */
                 include?: ("categories" | "images")[];
             };

@@ -168,7 +168,7 @@ builder.subscriptionField('availabilityChanged', (t) =>
     type: AvailableSlotRef,
     authScopes: availabilityReaders,
     description:
-      'The live availability of a service on the local days startDate … endDate (at most 31): first every slot of the range that has not started, as Service.availability lists it, then each slot whose remaining changes, as the change commits (bookings, cancels, reschedules, holds placed, released, booked or expired, waitlist offers, an operator changing the service). A slot an operator takes out of the schedule is sent once with remaining 0. Resuming after a reconnect is subscribing again: the first slots are the current state.',
+      'The live availability of a service on the local days startDate … endDate (at most 31): first every slot of the range that has not started, as Service.availability lists it, then each slot whose remaining changes, as the change commits (bookings, cancels, reschedules, holds placed, released, booked or expired, waitlist offers, an operator changing the service). A slot an operator takes out of the schedule is sent once with remaining 0. Resuming after a reconnect is subscribing again: the first slots are the current state. Over SSE, the last slot of each change carries an id; sent back as Last-Event-ID, nothing is sent first while the state is still the one it names.',
     args: {
       serviceId: t.arg.id({ required: true }),
       startDate: t.arg({ type: 'Date', required: true }),

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { Service } from '../generated/prisma/client.js';
 import type { AvailabilityNotice } from '../events/bus.js';
+import { noteStreamedEvent } from '../events/sse-resume.js';
 import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
 import { availabilityOf, checkAvailabilityRange, nowOf, type AvailableSlot } from './availability.js';
@@ -10,13 +12,27 @@ import { availabilityOf, checkAvailabilityRange, nowOf, type AvailableSlot } fro
  * every operator change of a service, announces the service on the bus; each subscriber then reads
  * the range again and sends the slots whose `remaining` differs from what it last sent. Resumption is
  * by state, not by position: a stream starts with every slot of the range that has not started, so
- * a client that reconnects has the current state, whatever it missed.
+ * a client that reconnects has the current state, whatever it missed. Over SSE, the last slot of each
+ * read carries an `id:` naming the state the client then holds (a digest of the range's slots); a
+ * client that resumes with it as Last-Event-ID is sent nothing first when the state is still that one,
+ * and every slot otherwise. The slots of a read before its last carry no id, so a client cut off
+ * among them resumes with the read before and is sent every slot again.
  */
 
-/** The availability of a range as one read left it: its slots, and the instant they were worked out at. */
+/** The availability of a range as one read left it: its slots, the instant they were worked out at, and the id of that state. */
 interface AvailabilityRead {
   slots: AvailableSlot[];
   now: number;
+  stateId: string;
+}
+
+/** Ids of availability states: unlike booking events' msg_…, no log holds them; they are worked out again from the state. */
+const stateIdPrefix = 'avl_';
+
+function stateIdOf(serviceId: string, startDate: Date, endDate: Date, slots: AvailableSlot[]): string {
+  const digest = createHash('sha256').update(`${serviceId} ${startDate.getTime()} ${endDate.getTime()}`);
+  for (const slot of slots) digest.update(` ${slot.startTime.getTime()}:${slot.remaining}`);
+  return `${stateIdPrefix}${digest.digest('base64url').slice(0, 22)}`;
 }
 
 /**
@@ -37,7 +53,7 @@ async function readAvailability(context: Context, serviceId: string, startDate: 
   const service = await findService(context, serviceId);
   const execution = {};
   const slots = await availabilityOf(context, execution, service, startDate, endDate);
-  return { slots, now: nowOf(context, execution).getTime() };
+  return { slots, now: nowOf(context, execution).getTime(), stateId: stateIdOf(serviceId, startDate, endDate, slots) };
 }
 
 function sharedRead(context: Context, notice: AvailabilityNotice, startDate: Date, endDate: Date): Promise<AvailabilityRead> {
@@ -74,14 +90,34 @@ function changesSince(sent: Map<number, AvailableSlot>, read: AvailabilityRead):
   return changed;
 }
 
+/**
+ * The changes of one read, for this subscriber: the last one, a copy of the read's slot (the others
+ * are shared by every subscriber of the range, and so is their result, useSubscriptionFanOut), is
+ * noted with the state's id just before it goes.
+ */
+function* sentWithStateId(context: Context, changes: AvailableSlot[], stateId: string): Generator<AvailableSlot> {
+  for (const [index, slot] of changes.entries()) {
+    if (index < changes.length - 1) {
+      yield slot;
+    } else {
+      noteStreamedEvent(context, { id: stateId, traceParent: null });
+      yield { ...slot };
+    }
+  }
+}
+
 async function* availabilityStream(context: Context, notices: AsyncIterator<AvailabilityNotice>, serviceId: string, startDate: Date, endDate: Date): AsyncGenerator<AvailableSlot> {
   try {
     const sent = new Map<number, AvailableSlot>();
-    yield* changesSince(sent, await readAvailability(context, serviceId, startDate, endDate));
+    const first = await readAvailability(context, serviceId, startDate, endDate);
+    const initial = changesSince(sent, first);
+    // Resumed at the state it holds: nothing to send until the next change.
+    if (context.lastEventId !== first.stateId) yield* sentWithStateId(context, initial, first.stateId);
     for (;;) {
       const next = await notices.next();
       if (next.done) return;
-      yield* changesSince(sent, await sharedRead(context, next.value, startDate, endDate));
+      const read = await sharedRead(context, next.value, startDate, endDate);
+      yield* sentWithStateId(context, changesSince(sent, read), read.stateId);
     }
   } finally {
     await notices.return?.();

@@ -6,9 +6,9 @@ import { builder, connectionWith, listOfAtMost, nodeScope } from '../graphql/bui
 import { cachedUnderDataVersion } from '../response-cache/graphql-data-versions.js';
 import { AppError } from '../shared/errors.js';
 import { attractionWhere, eventWhere, refuseUnknownCategory } from './filters.js';
-import { defaultRadius, maxRadiusKm } from './near.js';
+import { maxRadiusKm } from './near.js';
 import { placeAttraction } from './operators.js';
-import { distanceOf, maxWeighedCandidates, nextSlotsOf, searchOf, searchPage, type SearchArgs, type SearchRead } from './search.js';
+import { distanceKmOf, maxWeighedCandidates, nextSlotsOf, searchOf, searchPage, type SearchArgs, type SearchRead } from './search.js';
 import type { Context } from '../graphql/context.js';
 import { attractionTimelines, viewUpdatedAt } from './timeline.js';
 import { directoryDataVersion } from './version.js';
@@ -28,10 +28,10 @@ const directoryRootField = {
 const money = (value: Prisma.Decimal | null) => (value === null ? null : Number(value));
 
 /** What a search adds to each record it finds (search.ts): its distance from the point, and its slots with room for the party. */
-const distanceField = {
+const distanceKmField = {
   nullable: true,
-  description: 'Great-circle distance from the point searched near, in the unit asked for; null without a point.',
-  resolve: (record: object) => distanceOf(record),
+  description: 'Great-circle distance from the point searched near, in kilometres to 0.01 km (whatever the radius unit); null without a point.',
+  resolve: (record: object) => distanceKmOf(record),
 } as const;
 const nextSlotsField = {
   type: [BookableSlotRef] as [typeof BookableSlotRef],
@@ -88,7 +88,7 @@ builder.prismaNode('Event', {
     url: t.exposeString('url'),
     attractionId: t.exposeID('attractionId'),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    distance: t.float(distanceField),
+    distanceKm: t.float(distanceKmField),
     nextSlots: t.field({ ...nextSlotsField, description: `${nextSlotsField.description} Slots of the services of its attraction.` }),
     attraction: t.relation('attraction'),
     categories: t.relation('categories', { query: { orderBy: { slug: 'asc' } } }),
@@ -109,7 +109,7 @@ builder.prismaNode('Attraction', {
     website: t.exposeString('website', { nullable: true }),
     latitude: t.exposeFloat('latitude', { nullable: true, description: 'WGS 84 degrees; null while an operator has not placed it (no near search finds it).' }),
     longitude: t.exposeFloat('longitude', { nullable: true, description: 'WGS 84 degrees; null while an operator has not placed it.' }),
-    distance: t.float(distanceField),
+    distanceKm: t.float(distanceKmField),
     nextSlots: t.field(nextSlotsField),
     eventCount: t.exposeInt('eventCount'),
     firstStartsAt: t.expose('firstStartsAt', { type: 'DateTime', nullable: true }),
@@ -237,9 +237,9 @@ builder.queryFields((t) => {
     lat: t.arg.float({ description: 'Latitude of the point to search near, in WGS 84 degrees (with its longitude).' }),
     lng: t.arg.float({ description: 'Longitude of the point to search near, in WGS 84 degrees (with its latitude).' }),
     radius: t.arg.float({
-      description: `Keeps records within this great-circle distance of the point, in the unit; default ${defaultRadius}, at most ${maxRadiusKm} km (310.6 mi).`,
+      description: `Keeps records within this great-circle distance of the point (given with lat and lng), in radiusUnit; at most ${maxRadiusKm} km (310.6 mi).`,
     }),
-    unit: t.arg({ type: DistanceUnit, description: 'The unit of the radius and of each distance: kilometres (the default) or miles.' }),
+    radiusUnit: t.arg({ type: DistanceUnit, description: 'The unit of the radius: kilometres (the default) or miles.' }),
     availableFor: t.arg.int({
       description: 'A party size: keeps records whose attraction has a slot in the availability window with at least this many places left, and answers the soonest of them.',
       // Which records pass moves with the places taken, in every account, and with the minute.

@@ -4,7 +4,7 @@ import { invalidParameter } from '../shared/errors.js';
  * The near filter: records within a radius of a point, by great-circle distance on the Earth's mean
  * radius (WGS 84 degrees in, kilometres or miles out). The database narrows the rows to a bounding
  * box on its (latitude, longitude) index; the exact distance is worked out here, where it is also
- * the answer's `distance` and the order of sort=distance.
+ * the answer's `distance_km` and the order of sort=distance.
  */
 
 export type DistanceUnit = 'KM' | 'MI';
@@ -15,7 +15,6 @@ const kilometresPer: Record<DistanceUnit, number> = { KM: 1, MI: 1.609344 };
 const earthRadiusKm = 6371.0088;
 const kmPerDegreeOfLatitude = (earthRadiusKm * Math.PI) / 180;
 
-export const defaultRadius = 25;
 /** The largest radius: a region, not a continent, so a search reads a bounded share of the directory. */
 export const maxRadiusKm = 500;
 
@@ -23,36 +22,39 @@ export interface NearArgs {
   lat?: number | null;
   lng?: number | null;
   radius?: number | null;
-  unit?: DistanceUnit | null;
+  radiusUnit?: DistanceUnit | null;
 }
 
 export interface Near {
   latitude: number;
   longitude: number;
   radiusKm: number;
-  unit: DistanceUnit;
 }
 
-/** The near filter the arguments ask for (undefined without lat and lng); 400 naming the argument when they are incomplete or out of range. */
+/**
+ * The near filter the arguments ask for (undefined without any of them); 400 naming the argument
+ * when lat, lng and radius are not given together or are out of range. The radius has no default:
+ * a search near a point says how far it reaches.
+ */
 export function nearOf(args: NearArgs): Near | undefined {
-  const { lat, lng, radius, unit } = args;
-  if (lat == null && lng == null) {
-    if (radius != null) throw invalidParameter('radius', 'radius needs lat and lng: the point to measure it from.', 'needs_point');
-    if (unit != null) throw invalidParameter('unit', 'unit needs lat and lng: the point to measure from.', 'needs_point');
+  const { lat, lng, radius, radiusUnit } = args;
+  if (lat == null && lng == null && radius == null) {
+    if (radiusUnit != null) throw invalidParameter('radiusUnit', 'The radius unit needs lat, lng and radius: the search it measures.', 'needs_point');
     return undefined;
   }
-  if (lat == null) throw invalidParameter('lat', 'lng needs lat: give both, in degrees.', 'required');
-  if (lng == null) throw invalidParameter('lng', 'lat needs lng: give both, in degrees.', 'required');
+  const together = 'lat, lng and radius go together: the point, in degrees, and how far from it to search.';
+  if (lat == null) throw invalidParameter('lat', together, 'required');
+  if (lng == null) throw invalidParameter('lng', together, 'required');
+  if (radius == null) throw invalidParameter('radius', together, 'required');
   if (!(lat >= -90 && lat <= 90)) throw invalidParameter('lat', 'lat is in degrees, from -90 to 90.', 'out_of_range');
   if (!(lng >= -180 && lng <= 180)) throw invalidParameter('lng', 'lng is in degrees, from -180 to 180.', 'out_of_range');
-  const chosenUnit = unit ?? 'KM';
-  const perUnit = kilometresPer[chosenUnit];
+  const unit = radiusUnit ?? 'KM';
+  const perUnit = kilometresPer[unit];
   const largest = Math.floor((maxRadiusKm / perUnit) * 10) / 10;
-  const radiusInUnit = radius ?? defaultRadius;
-  if (!(radiusInUnit > 0 && radiusInUnit <= largest)) {
-    throw invalidParameter('radius', `radius is more than 0 and at most ${largest} ${chosenUnit.toLowerCase()}.`, 'out_of_range');
+  if (!(radius > 0 && radius <= largest)) {
+    throw invalidParameter('radius', `radius is more than 0 and at most ${largest} ${unit.toLowerCase()}.`, 'out_of_range');
   }
-  return { latitude: lat, longitude: lng, radiusKm: radiusInUnit * perUnit, unit: chosenUnit };
+  return { latitude: lat, longitude: lng, radiusKm: radius * perUnit };
 }
 
 const radians = (degrees: number) => (degrees * Math.PI) / 180;
@@ -65,8 +67,8 @@ export function distanceKm(fromLatitude: number, fromLongitude: number, toLatitu
   return 2 * earthRadiusKm * Math.asin(Math.min(1, Math.sqrt(halfChord)));
 }
 
-/** A distance in kilometres in the unit asked for, to the metre. */
-export const inUnit = (km: number, unit: DistanceUnit): number => Math.round((km / kilometresPer[unit]) * 1000) / 1000;
+/** A distance as answered: kilometres, to 10 m. */
+export const roundedKm = (km: number): number => Math.round(km * 100) / 100;
 
 /** Latitude and longitude conditions, as Prisma's where takes them, that every point within the radius meets. */
 export function boundingBox(near: Near): { latitude: { gte: number; lte: number }; longitude?: { gte: number; lte: number } } | { OR: object[] } {

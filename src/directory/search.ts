@@ -1,7 +1,7 @@
 import { bookableWindowOf, roomForParty, type BookableArgs, type BookableSlot, type BookableWindow } from '../bookings/bookable.js';
 import type { Context } from '../graphql/context.js';
 import { AppError, invalidParameter } from '../shared/errors.js';
-import { boundingBox, distanceKm, inUnit, nearOf, type Near, type NearArgs } from './near.js';
+import { boundingBox, distanceKm, nearOf, roundedKm, type Near, type NearArgs } from './near.js';
 
 /**
  * A directory search: a plain list (filters, sort, page) narrowed by what the database cannot weigh
@@ -23,12 +23,12 @@ export interface Search {
   byDistance: boolean;
 }
 
-/** What a search found for a record besides its fields, for the `distance` and `nextSlots` fields. */
+/** What a search found for a record besides its fields, for the `distanceKm` and `nextSlots` fields. */
 const distances = new WeakMap<object, number>();
 const nextSlots = new WeakMap<object, BookableSlot[]>();
 
-/** The record's distance from the point searched from, in the unit asked for; null outside a near search. */
-export const distanceOf = (record: object): number | null => distances.get(record) ?? null;
+/** The record's distance from the point searched from, in kilometres; null outside a near search. */
+export const distanceKmOf = (record: object): number | null => distances.get(record) ?? null;
 /** The record's soonest slots with room for the party searched for; null outside an availableFor search. */
 export const nextSlotsOf = (record: object): BookableSlot[] | null => nextSlots.get(record) ?? null;
 
@@ -37,8 +37,8 @@ export function searchOf(args: SearchArgs, sortsByDistance: boolean, now: Date):
   const near = nearOf(args);
   const bookable = bookableWindowOf(args, now);
   if (sortsByDistance && !near) {
-    throw new AppError('invalid_parameter', 'Sorting by distance needs lat and lng: the point to measure from.', {
-      fieldErrors: [{ field: 'orderBy', code: 'needs_point', message: 'Give lat and lng, or sort by another field.' }],
+    throw new AppError('invalid_parameter', 'Sorting by distance needs lat, lng and radius: the point to measure from, and how far to search.', {
+      fieldErrors: [{ field: 'orderBy', code: 'needs_point', message: 'Give lat, lng and radius, or sort by another field.' }],
     });
   }
   if (!near && !bookable) return undefined;
@@ -171,7 +171,7 @@ export async function searchPage<Record extends object>(context: Context, search
     const record = byId.get(candidate.id);
     // Deleted between the two reads: left out, as a later read would.
     if (!record) return [];
-    if (search.near && candidate.distanceKm !== undefined) distances.set(record, inUnit(candidate.distanceKm, search.near.unit));
+    if (search.near && candidate.distanceKm !== undefined) distances.set(record, roundedKm(candidate.distanceKm));
     if (slots) nextSlots.set(record, slots);
     return [record];
   });

@@ -13,6 +13,7 @@ import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
 import { restRequestKey } from '../response-cache/request-keys.js';
 import type { ResponseCache } from '../response-cache/response-cache.js';
 import { eventStreamResponse } from '../server/event-stream.js';
+import { streamedIdOf } from '../events/sse-resume.js';
 import { writeFetchResponse } from '../server/fetch-response.js';
 import { problemFor } from '../server/problem.js';
 import { entityTag, isNotModified } from './conditional.js';
@@ -250,16 +251,19 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
     // Not an async generator: its return() would wait behind a next() waiting for the next event,
     // and a client that leaves would hold its subscription until then. A result with an error ends
     // the stream as a failure does.
-    const answers: AsyncIterable<unknown> = {
+    const answers: AsyncIterable<{ answer: unknown; id: string | undefined }> = {
       [Symbol.asyncIterator]: () => ({
         async next() {
           const next = await iterator.next();
           if (next.done) return next;
           const firstError = next.value.errors?.[0];
           if (firstError) throw problemOf(stream, firstError);
-          return { done: false, value: shape(answerIn(stream, next.value.data!)) };
+          return { done: false, value: { answer: shape(answerIn(stream, next.value.data!)), id: streamedIdOf(next.value) } };
         },
-        return: async () => (await iterator.return?.()) ?? { done: true, value: undefined },
+        async return() {
+          await iterator.return?.();
+          return { done: true, value: undefined };
+        },
       }),
     };
     const failed = (error: unknown) => {
@@ -270,7 +274,7 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
     };
     await writeFetchResponse(
       response,
-      eventStreamResponse(answers, (answer) => `data: ${JSON.stringify(answer)}\n\n`, failed),
+      eventStreamResponse(answers, ({ answer, id }) => `${id ? `id: ${id}\n` : ''}data: ${JSON.stringify(answer)}\n\n`, failed),
     );
   }
 

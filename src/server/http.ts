@@ -13,6 +13,7 @@ import type { GraphQLResponseCache } from '../response-cache/graphql.js';
 import { matchedRouteOf, type RestRouter } from '../rest/router.js';
 import { fastPathUses, fastPaths } from '../fast-paths.js';
 import { AppError, databaseUnavailable, echoed } from '../shared/errors.js';
+import { lastEventIdOf } from '../events/sse-resume.js';
 import { readBody } from './body.js';
 import { writeFetchResponse } from './fetch-response.js';
 import { executeJsonPost, jsonPostOf } from './json-post.js';
@@ -203,7 +204,7 @@ export function createRequestHandler(deps: HttpDependencies) {
       trackResponse(deps.usage, response, admission.principal.keyId, () => matchedRouteOf(response) ?? 'unmatched', startedAt);
     }
     for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
-    const handled = await rest.handle(request, response, url, body, yoga.getEnveloped({ admission, requestId }));
+    const handled = await rest.handle(request, response, url, body, yoga.getEnveloped({ admission, requestId, lastEventId: lastEventIdOf(request.headers['last-event-id']) }));
     if (handled) return;
     // Without credentials, an unknown path answers 401 like every other: paths are not disclosed to anonymous callers.
     if (!admission.principal) throw unauthenticated('Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.');

@@ -28,6 +28,8 @@ export interface ServerContext extends OperationRouteListener, SubscriptionSlot,
   requestId: string;
   /** Data versions the HTTP layer already read for this request (looking up a cached response). */
   dataVersionReads?: Context['dataVersionReads'];
+  /** A REST event stream's Last-Event-ID (it has no Fetch request to read it from). */
+  lastEventId?: string | null;
 }
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;
@@ -78,7 +80,8 @@ export function createGraphQLServer(
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    context: ({ admission, requestId, request, dataVersionReads }) => createContext(services, admission.principal, requestId, lastEventIdOf(request), dataVersionReads),
+    context: ({ admission, requestId, request, lastEventId, dataVersionReads }) =>
+      createContext(services, admission.principal, requestId, lastEventId ?? lastEventIdOf(request?.headers.get('last-event-id')), dataVersionReads),
     // The fast paths (src/fast-paths.ts) are plugged in only when HALLOWGATE_FAST_PATHS keeps them on.
     plugins: [
       // First, so every other plugin's work runs inside its spans; only when tracing is on.

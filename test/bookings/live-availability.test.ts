@@ -143,6 +143,36 @@ describe.each(['graphql-ws', 'graphql-sse', 'rest-sse'] as const)('availabilityC
     expect(snapshot).toEqual(await availabilityNow(serviceId, day));
     expect(at(snapshot)).toContainEqual([slot(16), 1]);
   });
+
+  it.skipIf(transport === 'graphql-ws')('resumes with Last-Event-ID: nothing first while the state is the one it names, every slot once it moved on', async () => {
+    // Only the last slot of a read carries the id: a client cut off before it resumes from the read before.
+    const ids = feed.receivedIds.slice(-slotsPerDay);
+    expect(ids.slice(0, -1).every((id) => id === undefined)).toBe(true);
+    const stateId = feed.lastEventId();
+    expect(stateId).toMatch(/^avl_[\w-]{22}$/);
+    feed.close();
+
+    // Nothing changed: the resumed stream sends nothing until the next change, which comes alone.
+    feed = await openFeed(transport, { baseUrl: server.url, credential: readerKey, serviceId, startDate: day, endDate: day, lastEventId: stateId! });
+    feeds.push(feed);
+    await succeeded(booker('POST', '/v1/bookings', { service_id: serviceId, start_time: slot(15), party_size: 2, customer }));
+    expect(at([await feed.next()])).toEqual([[slot(15), 4]]);
+    expect(feed.receivedIds).toEqual([feed.lastEventId()]);
+    const afterBooking = feed.lastEventId();
+    expect(afterBooking).not.toBe(stateId);
+    feed.close();
+
+    // Moved on while away (and an id that names no state of it): every slot again, the current state.
+    await succeeded(booker('POST', '/v1/bookings', { service_id: serviceId, start_time: slot(14), customer }));
+    for (const lastEventId of [afterBooking!, stateId!, 'msg_notastate']) {
+      feed = await openFeed(transport, { baseUrl: server.url, credential: readerKey, serviceId, startDate: day, endDate: day, lastEventId });
+      feeds.push(feed);
+      const snapshot = await feed.take(slotsPerDay);
+      expect(snapshot).toEqual(await availabilityNow(serviceId, day));
+      expect(at(snapshot)).toContainEqual([slot(14), 5]);
+      feed.close();
+    }
+  });
 });
 
 describe('a waitlist offer', () => {

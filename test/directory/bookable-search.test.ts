@@ -51,7 +51,7 @@ afterAll(() => server?.close());
 
 interface Found {
   id: string;
-  distance: number;
+  distance_km: number;
   next_slots: { service_id: string; start_time: string; end_time: string; remaining: number }[] | null;
 }
 
@@ -232,15 +232,15 @@ describe('available_for on events and over GraphQL', () => {
   it('answers the same over GraphQL, also to a directory widget token', async () => {
     const query = `query Near($lat: Float!, $lng: Float!, $from: DateTime!, $to: DateTime!) {
       attractions(lat: $lat, lng: $lng, radius: 20, availableFor: 1, availableFrom: $from, availableTo: $to, first: 10) {
-        edges { node { id distance nextSlots { serviceId startTime endTime remaining } } }
+        edges { node { id distanceKm nextSlots { serviceId startTime endTime remaining } } }
       }
     }`;
     const graphql = await directory('POST', '/graphql', { query, variables: { lat: here.lat, lng: here.lng, from, to } });
     expect(graphql.status).toBe(200);
     const rest = await search(1);
-    const nodes = graphql.body.data.attractions.edges.map((edge: { node: { id: string; distance: number; nextSlots: { remaining: number }[] } }) => edge.node);
+    const nodes = graphql.body.data.attractions.edges.map((edge: { node: { id: string; distanceKm: number; nextSlots: { remaining: number }[] } }) => edge.node);
     expect(nodes.map((node: { id: string }) => node.id)).toEqual((rest.body.data as Found[]).map((attraction) => attraction.id));
-    expect(nodes.map((node: { distance: number }) => node.distance)).toEqual((rest.body.data as Found[]).map((attraction) => attraction.distance));
+    expect(nodes.map((node: { distanceKm: number }) => node.distanceKm)).toEqual((rest.body.data as Found[]).map((attraction) => attraction.distance_km));
 
     const widget = await createWidgetToken(server.prisma, { accountId: await server.createAccount(), allowedOrigins: ['https://haunts.example'] });
     const fromWidget = await fetch(`${server.url}/graphql`, {

@@ -81,7 +81,7 @@ describe('GET /api/v1/events', () => {
         'attraction_id',
         'updated_at',
         // Null outside a search near a point or for a party.
-        'distance',
+        'distance_km',
         'next_slots',
       ].sort(),
     );

@@ -17,7 +17,7 @@ interface Listed {
   id: string;
   latitude: number;
   longitude: number;
-  distance: number | null;
+  distance_km: number | null;
 }
 
 /** Every record of a REST list, page after page. */
@@ -67,17 +67,20 @@ describe('near on GET /api/v1/events', () => {
 
     const found = await everyPage(`/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=${radius}`, radius > 100 ? 97 : 37);
     expect(found.map((event) => event.id)).toEqual(expected.map((event) => event.id));
-    for (const [index, event] of found.entries()) expect(event.distance).toBeCloseTo(expected[index]!.km, 2);
+    // In kilometres, to 0.01 km.
+    for (const [index, event] of found.entries()) expect(event.distance_km).toBe(Math.round(expected[index]!.km * 100) / 100);
   });
 
-  it('sort=distance is the default with a point, and unit=mi answers miles', async () => {
+  it('sort=distance is the default with a point, and radius_unit=mi takes the radius in miles (distances stay in km)', async () => {
     const kilometres = await call('GET', `/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=40&limit=10`);
     const sorted = await call('GET', `/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=40&limit=10&sort=distance`);
     expect(sorted.body.data).toEqual(kilometres.body.data);
-    const miles = await call('GET', `/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=24.85&unit=mi&limit=10`);
+    const miles = await call('GET', `/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=24.85&radius_unit=mi&limit=10`);
     expect(miles.status).toBe(200);
-    expect(miles.body.data.map((event: Listed) => event.id)).toEqual(kilometres.body.data.map((event: Listed) => event.id));
-    for (const [index, event] of miles.body.data.entries()) expect((event as Listed).distance).toBeCloseTo(kilometres.body.data[index].distance / 1.609344, 2);
+    expect(miles.body.data).toEqual(kilometres.body.data);
+    // 24.85 mi is 39.99 km: an event between the two radii is kept by 40 km only.
+    const between = await everyPage(`/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=24.85&radius_unit=mi`);
+    expect(Math.max(...between.map((event) => event.distance_km!))).toBeLessThanOrEqual(24.85 * 1.609344 + 0.005);
   });
 
   it('combines with every filter and with every other sort', async () => {
@@ -103,20 +106,23 @@ describe('near on GET /api/v1/events', () => {
     }
   });
 
-  it('refuses a malformed point, radius, unit or sort with 400 naming it', async () => {
+  it('refuses a malformed point, radius, radius_unit or sort with 400 naming it, and lat, lng and radius given apart', async () => {
     const cases: [string, string][] = [
-      ['lat=40.7', 'lng'],
-      ['lng=-74', 'lat'],
-      ['lat=91&lng=0', 'lat'],
-      ['lat=0&lng=-180.5', 'lng'],
+      ['lat=40.7&radius=10', 'lng'],
+      ['lng=-74&radius=10', 'lat'],
+      ['lat=40.7&lng=-74', 'radius'],
+      ['radius=10', 'lat'],
+      ['radius_unit=mi', 'radius_unit'],
+      ['lat=91&lng=0&radius=10', 'lat'],
+      ['lat=0&lng=-180.5&radius=10', 'lng'],
       ['lat=0&lng=0&radius=0', 'radius'],
       ['lat=0&lng=0&radius=500.1', 'radius'],
-      ['lat=0&lng=0&radius=310.7&unit=mi', 'radius'],
-      ['lat=0&lng=0&unit=parsec', 'unit'],
-      ['radius=10', 'radius'],
+      ['lat=0&lng=0&radius=310.7&radius_unit=mi', 'radius'],
+      ['lat=0&lng=0&radius=10&radius_unit=parsec', 'radius_unit'],
+      ['unit=km', 'unit'],
       ['sort=distance', 'sort'],
-      ['lat=0&lng=0&sort=distance,title', 'sort'],
-      ['lat=north&lng=0', 'lat'],
+      ['lat=0&lng=0&radius=10&sort=distance,title', 'sort'],
+      ['lat=north&lng=0&radius=10', 'lat'],
     ];
     for (const [query, field] of cases) {
       const response = await call('GET', `/api/v1/events?${query}`);

@@ -24,6 +24,10 @@ export class StreamRefusal extends Error {
 /** A live availability subscriber: the slots received, in order, read one at a time. */
 export interface AvailabilityFeed {
   received: StreamedSlot[];
+  /** Over SSE, the `id:` each received slot came with, if any. */
+  receivedIds: (string | undefined)[];
+  /** Over SSE, the last `id:` received, which EventSource sends back as Last-Event-ID when it reconnects. */
+  lastEventId(): string | undefined;
   /** The next slot not read yet, once it has come (or the stream's refusal). */
   next(): Promise<StreamedSlot>;
   /** The next `count` slots. */
@@ -43,6 +47,8 @@ export interface FeedRequest {
   origin?: string;
   /** How long next() waits before failing. */
   timeoutMs?: number;
+  /** Over SSE, sent as the Last-Event-ID header, as a reconnecting EventSource does. */
+  lastEventId?: string;
 }
 
 export const availabilitySubscription = `subscription Live($serviceId: ID!, $startDate: Date!, $endDate: Date!) {
@@ -52,11 +58,14 @@ export const availabilitySubscription = `subscription Live($serviceId: ID!, $sta
 /** A queue of what a stream delivers, read in order by next(). */
 function feedOf(close: () => void, timeoutMs: number) {
   const received: StreamedSlot[] = [];
+  const receivedIds: (string | undefined)[] = [];
   let read = 0;
   let failure: Error | undefined;
   let wake: (() => void) | undefined;
   const feed: AvailabilityFeed = {
     received,
+    receivedIds,
+    lastEventId: () => receivedIds.findLast((id) => id !== undefined),
     async next() {
       const deadline = Date.now() + timeoutMs;
       while (read >= received.length) {
@@ -82,8 +91,9 @@ function feedOf(close: () => void, timeoutMs: number) {
   };
   return {
     feed,
-    push(slot: StreamedSlot) {
+    push(slot: StreamedSlot, id?: string) {
       received.push(slot);
+      receivedIds.push(id);
       wake?.();
     },
     fail(error: Error) {
@@ -153,6 +163,7 @@ export async function openFeed(transport: Transport, request: FeedRequest): Prom
       authorization: `Bearer ${request.credential}`,
       accept: 'text/event-stream',
       ...(request.origin ? { origin: request.origin } : {}),
+      ...(request.lastEventId ? { 'last-event-id': request.lastEventId } : {}),
       ...(rest ? {} : { 'content-type': 'application/json' }),
     },
     ...(rest ? {} : { body: JSON.stringify({ query: availabilitySubscription, variables }) }),
@@ -188,7 +199,7 @@ export async function openFeed(transport: Transport, request: FeedRequest): Prom
           if (field('event') === 'error') return fail(new StreamRefusal(String(parsed['code']), Number(parsed['status']), String(parsed['detail'])));
           const slot = rest ? restSlot(parsed) : fromGraphQL(parsed as GraphQLPayload, response.status);
           if (slot instanceof StreamRefusal) return fail(slot);
-          push(slot);
+          push(slot, field('id'));
         }
       }
     } catch (error) {

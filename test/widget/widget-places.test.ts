@@ -269,11 +269,11 @@ function listed(page: Page) {
 
 /** What the directory answers near `here` within the default radius, nearest first, as the widget should show it. */
 async function nearestFirst() {
-  const answer = await booker('GET', `/api/v1/events?city=${city}&lat=${here.lat}&lng=${here.lng}&radius=25&sort=distance&fields=title,distance`);
+  const answer = await booker('GET', `/api/v1/events?city=${city}&lat=${here.lat}&lng=${here.lng}&radius=25&sort=distance&fields=title,distance_km`);
   expect(answer.status).toBe(200);
-  return (answer.body.data as { title: string; distance: number }[]).map((event) => ({
+  return (answer.body.data as { title: string; distance_km: number }[]).map((event) => ({
     title: event.title,
-    distance: `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 }).format(event.distance)} km`,
+    distance: `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 }).format(event.distance_km)} km`,
   }));
 }
 

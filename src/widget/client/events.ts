@@ -47,7 +47,7 @@ function toEvent(record: unknown): WidgetEvent | null {
     currency: stringOr(record['currency'], 'USD'),
     url: webUrl(record['url']),
     attractionId: stringOr(record['attraction_id']),
-    distanceKm: numberOrNull(record['distance']),
+    distanceKm: numberOrNull(record['distance_km']),
     image: firstImage(record['images']),
   };
 }
@@ -68,7 +68,7 @@ export function eventsUrl(settings: Settings, apiBase: string, today: Date, poin
   query.set('sort', point ? 'distance' : 'starts_at');
   query.set('limit', String(settings.limit));
   query.set('include', 'images');
-  query.set('fields', point ? `${requestedFields},distance` : requestedFields);
+  query.set('fields', point ? `${requestedFields},distance_km` : requestedFields);
   return url.href;
 }
 
