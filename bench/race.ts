@@ -149,7 +149,7 @@ async function serve(databaseUrl: string, joining?: Omit<Fixture, 'url'>) {
   const { createApp, loadConfig, openDatabase, parseDatabaseUrl, applyMigrations, createSecretBox, startTracing } = modules;
   const config = loadConfig({ ...tracingVariables(), DATABASE_URL: databaseUrl, SEED_ON_START: 'never', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '10' });
   // Before the database and the app, which each trace only when it is on by then (as in main.ts).
-  const tracing = startTracing(config);
+  const tracing = await startTracing(config);
   let statements = 0;
   const database = await openDatabase(parseDatabaseUrl(databaseUrl), { poolSize: config.DATABASE_POOL_SIZE, onQuery: () => statements++ });
   if (!joining) await applyMigrations(database);

@@ -1,8 +1,10 @@
 /**
  * The cost of tracing (issue 30): req/s of the race's reads (bench/race.ts: (a) 50 events of a city,
  * (b) one event, (c) one account's bookings), executed every time (never from the response cache),
- * over GraphQL and REST, on three servers of ours that differ only in their OTEL_* variables:
+ * over GraphQL and REST, on four servers of ours that differ only in their OTEL_* variables:
  * - off: no OTLP endpoint, as every server without one runs;
+ * - 0 %: an endpoint and OTEL_TRACES_SAMPLER=always_off: every request runs in its trace's context,
+ *   and nothing is sampled, so this is what the context alone costs;
  * - 10 %: an endpoint and the default sampler (parent-based, 10 % of the traces a request starts);
  * - 100 %: an endpoint and OTEL_TRACES_SAMPLER=always_on.
  *
@@ -16,9 +18,9 @@
  * postgresql://postgres@127.0.0.1:5432/postgres, dropped afterwards), each in a child process with a
  * pool of 10, so autocannon (20 connections) does not share their event loops.
  *
- * Each read takes the three servers in turn over several rounds, after a warm-up each, so that other
- * work on the shared machine lands on all three alike: req/s is the median over the rounds, and
- * 10 %/off and 100 %/off the medians of the ratios taken within each round. Server CPU ms/request
+ * Each read takes the servers in turn over several rounds, after a warm-up each, so that other
+ * work on the shared machine lands on all of them alike: req/s is the median over the rounds, and
+ * each x/off the median of the ratios taken within each round. Server CPU ms/request
  * is the child's CPU time over the requests it answered in the rounds.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -99,15 +101,16 @@ async function startSpanCounter() {
 // ---------------------------------------------------------------- the servers and the load
 
 interface Configuration {
-  name: 'off' | '10 %' | '100 %';
+  name: 'off' | '0 %' | '10 %' | '100 %';
   /** The OTEL_* variables its server starts with. */
   variables: Record<string, string>;
 }
 
-/** The three servers' settings: one endpoint path each, so the receiver tells their spans apart. */
+/** The servers' settings: one endpoint path each, so the receiver tells their spans apart. */
 function configurations(receiverUrl: string): Configuration[] {
   return [
     { name: 'off', variables: {} },
+    { name: '0 %', variables: { OTEL_EXPORTER_OTLP_ENDPOINT: `${receiverUrl}/sampled-0`, OTEL_TRACES_SAMPLER: 'always_off' } },
     { name: '10 %', variables: { OTEL_EXPORTER_OTLP_ENDPOINT: `${receiverUrl}/sampled-10` } },
     { name: '100 %', variables: { OTEL_EXPORTER_OTLP_ENDPOINT: `${receiverUrl}/sampled-100`, OTEL_TRACES_SAMPLER: 'always_on' } },
   ];
@@ -175,22 +178,20 @@ async function measure(databaseUrl: string, receiver: Awaited<ReturnType<typeof 
         }
         for (const into of measured) into.ratios.push(into.rates[round]! / measured[0]!.rates[round]!);
       }
-      const [off, sampled, always] = measured.map((into) => ({
+      const figures = measured.map((into) => ({
         rate: Math.round(median(into.rates)),
         ratio: ratio(into.ratios),
         p99: median(into.p99s),
         cpu: (into.cpuMicros / into.requests / 1000).toFixed(3),
       }));
+      const names = settings.map(({ name }) => name);
       rows.push({
         case: read.case,
         read: read.surface,
-        'off req/s': off!.rate,
-        '10 % req/s': sampled!.rate,
-        '100 % req/s': always!.rate,
-        '10 %/off': sampled!.ratio,
-        '100 %/off': always!.ratio,
-        'p99 ms off / 10 % / 100 %': `${off!.p99} / ${sampled!.p99} / ${always!.p99}`,
-        'server CPU ms/req off / 10 % / 100 %': `${off!.cpu} / ${sampled!.cpu} / ${always!.cpu}`,
+        ...Object.fromEntries(figures.map((figure, index) => [`${names[index]} req/s`, figure.rate])),
+        ...Object.fromEntries(figures.slice(1).map((figure, index) => [`${names[index + 1]}/off`, figure.ratio])),
+        [`p99 ms ${names.join(' / ')}`]: figures.map((figure) => figure.p99).join(' / '),
+        [`server CPU ms/req ${names.join(' / ')}`]: figures.map((figure) => figure.cpu).join(' / '),
       });
     }
   } finally {
@@ -215,9 +216,9 @@ async function main() {
   const { rows, spans } = await withScratchDatabase(postgresUrl, 'hallowgate_bench_tracing', (url) => measure(url, receiver)).finally(() => receiver.close());
   const loadAfter = loadavg()[0]!;
   console.log(
-    `\nThe cost of tracing: autocannon, ${connections} connections, ${rounds} rounds of ${secondsPerRound} s per server and read (off, 10 %, 100 % in turn), after ${warmUpSeconds} s warm-up each; every server pools 10`,
+    `\nThe cost of tracing: autocannon, ${connections} connections, ${rounds} rounds of ${secondsPerRound} s per server and read (off, 0 %, 10 %, 100 % in turn), after ${warmUpSeconds} s warm-up each; every server pools 10`,
   );
-  console.log('req/s and p99 are medians over the rounds; 10 %/off and 100 %/off are medians of the ratios within each round');
+  console.log('req/s and p99 are medians over the rounds; each x/off is the median of the ratios within each round');
   console.log(
     `${cpus().length} cores shared by autocannon, the servers and PostgreSQL; Node ${process.version}; 1-minute load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after`,
   );

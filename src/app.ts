@@ -108,7 +108,7 @@ export function createApp(options: AppOptions): App {
     trustedProxies: config.TRUSTED_PROXIES,
     onRateLimited: metrics.rateLimited,
   });
-  const subscriptionQuota = createSubscriptionQuota({ redisUrl: config.REDIS_URL, logger });
+  const subscriptionQuota = createSubscriptionQuota({ redisUrl: config.REDIS_URL, leaseMs: config.SUBSCRIPTION_LEASE_MS, logger });
   const persistedQueries = createPersistedQueryStore({ redisUrl: config.REDIS_URL, redisCommandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, logger });
   const responseCache = fastPaths['response-cache'] ? new ResponseCache(responseCacheBudget, cacheLookupObserver(metrics)) : undefined;
   const graphqlResponseCache = responseCache && new GraphQLResponseCache(responseCache);

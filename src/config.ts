@@ -67,6 +67,8 @@ const configSchema = z.object({
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** How often each instance settles expired holds and makes the waitlist offers they free. */
   WAITLIST_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  /** How long the places an instance's open subscriptions take in a key's limit outlive it (renewed every third of it). */
+  SUBSCRIPTION_LEASE_MS: z.coerce.number().int().min(3000).max(600_000).default(30_000),
   /** Webhook attempts one instance runs at once. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   /** Webhook attempts one account may have under way at once, over all instances. */

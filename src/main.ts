@@ -42,7 +42,7 @@ function listeningLine(url: string, config: Config): string {
 async function main(): Promise<void> {
   const config = loadConfig();
   // Before the logger, the database and the app, which each trace only when it is on by then.
-  const tracing = startTracing(config);
+  const tracing = await startTracing(config);
   const logger = createLogger(config.LOG_LEVEL);
   await checkPort(config);
   // Loaded once the settings and the port are known good: the schema, Prisma and the rest take seconds.

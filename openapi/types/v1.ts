@@ -487,7 +487,7 @@ export interface paths {
          *
          *     Slots start at `opens + k × slot_minutes` local time on each season day with opening hours, while the visit (`duration_minutes`) ends by `closes`. On the night clocks go back a repeated local time has two slots; on the night they go forward a missing one has none. A booking, a cancel or a reschedule changes the answer at once, so pages can poll it with `If-None-Match`, or follow it live.
          *
-         *     With `Accept: text/event-stream` (preferred to JSON) the answer is a stream of server-sent events instead, one `data:` JSON object per slot, `{ service_id, start_time, end_time, capacity, remaining }`: first every slot of the range that has not started (the current state, so a client that reconnects misses nothing), then each slot whose `remaining` changes, as the change commits (bookings, cancels, reschedules, holds placed, released or expired, waitlist offers, an operator changing the service); a slot taken out of the schedule is sent once with `remaining` 0. Widget tokens read it too: availability is public.
+         *     With `Accept: text/event-stream` (preferred to JSON) the answer is a stream of server-sent events instead, one `data:` JSON object per slot, `{ service_id, start_time, end_time, capacity, remaining }`: first every slot of the range that has not started (the current state, so a client that reconnects misses nothing), then each slot whose `remaining` changes, as the change commits (bookings, cancels, reschedules, holds placed, released or expired, waitlist offers, an operator changing the service); a slot taken out of the schedule is sent once with `remaining` 0. The last slot of the first state and of each change carries an `id:` (`avl_…`) naming the state the client then holds: sent back as `Last-Event-ID`, the stream sends nothing first while the range is still in that state, and every slot otherwise. Widget tokens read it too: availability is public.
          *
          *     Needs the `bookings:read` scope or the `bookings:book` scope or a widget token, and an API key or a widget token (`admin` has every scope).
          *
@@ -1504,6 +1504,8 @@ export interface components {
         IfModifiedSince: string;
         /** @description ETags received earlier; a match answers 304. */
         IfNoneMatch: string;
+        /** @description With `Accept: text/event-stream`: the last `id:` the stream sent, to resume from (EventSource sends it when it reconnects). */
+        LastEventId: string;
         /** @description Page size. */
         Limit: number;
         /** @description The event's `msg_…` id, the same on every retry and redelivery; receivers deduplicate on it. */
@@ -2958,6 +2960,8 @@ export interface operations {
             header?: {
                 /** @description ETags received earlier; a match answers 304. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description With `Accept: text/event-stream`: the last `id:` the stream sent, to resume from (EventSource sends it when it reconnects). */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
             };
             path: {
                 /** @description A `svc_…` id. */

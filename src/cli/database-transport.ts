@@ -10,7 +10,7 @@ import type { AppServices } from '../graphql/context.js';
 import { createRestRouter } from '../rest/router.js';
 import { restRoutes } from '../rest/table.js';
 import { createMetrics } from '../server/metrics.js';
-import { createSubscriptionQuota } from '../server/subscription-quota.js';
+import { createMemoryQuota } from '../server/subscription-quota.js';
 import { createGraphQLServer } from '../server/yoga.js';
 import { problemFor } from '../server/problem.js';
 import { systemClock } from '../shared/clock.js';
@@ -57,7 +57,7 @@ export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transpo
     secrets,
   };
 
-  const subscriptionQuota = createSubscriptionQuota({ redisUrl: undefined, logger });
+  const subscriptionQuota = createMemoryQuota();
   // The server's own GraphQL pipeline, so a command passes every check a REST call would.
   // No response cache: commands run REST operations once each, which it would never find again.
   const yoga = createGraphQLServer(services, createMetrics({ pendingDeliveries: async () => 0 }), openConnections, subscriptionQuota, undefined);

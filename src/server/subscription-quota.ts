@@ -47,7 +47,7 @@ export interface SubscriptionQuota {
   close(): Promise<void>;
 }
 
-function createMemoryQuota(): SubscriptionQuota {
+export function createMemoryQuota(): SubscriptionQuota {
   const held = new Map<string, Set<string>>();
   return {
     async take({ key, limit }, holder) {
@@ -64,10 +64,6 @@ function createMemoryQuota(): SubscriptionQuota {
     async close() {},
   };
 }
-
-/** Milliseconds a slot lives unless its instance renews it: slots of an instance that died free themselves. */
-const leaseMs = 30_000;
-const renewEveryMs = 10_000;
 
 /**
  * A sorted set per credential of `<instance>:<holder>` members scored by their lease's expiry (Redis
@@ -94,7 +90,11 @@ type QuotaRedis = Redis & {
   renewSubscriptionSlots(key: string, leaseMs: number, ...members: string[]): Promise<number>;
 };
 
-function createRedisQuota(redisUrl: string, logger: Logger): SubscriptionQuota {
+/**
+ * `leaseMs`: how long a slot lives unless its instance renews it, so that the slots of an instance
+ * that died free themselves; renewed every third of it, so one renewal may fail.
+ */
+function createRedisQuota(redisUrl: string, leaseMs: number, logger: Logger): SubscriptionQuota {
   const redis = connectRedis(redisUrl, { commandTimeoutMs: unhurriedCommandTimeoutMs }) as QuotaRedis;
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'subscription quota: Redis error'));
   redis.defineCommand('takeSubscriptionSlot', { numberOfKeys: 1, lua: takeScript });
@@ -111,7 +111,7 @@ function createRedisQuota(redisUrl: string, logger: Logger): SubscriptionQuota {
     for (const [subject, members] of held) {
       redis.renewSubscriptionSlots(keyOf(subject), leaseMs, ...members).catch((error: unknown) => logger.warn({ err: error }, 'subscription quota: renewal failed'));
     }
-  }, renewEveryMs);
+  }, leaseMs / 3);
   renewal.unref();
 
   return {
@@ -152,8 +152,8 @@ function createRedisQuota(redisUrl: string, logger: Logger): SubscriptionQuota {
   };
 }
 
-export function createSubscriptionQuota(options: { redisUrl?: string | undefined; logger: Logger }): SubscriptionQuota {
-  return options.redisUrl ? createRedisQuota(options.redisUrl, options.logger) : createMemoryQuota();
+export function createSubscriptionQuota(options: { redisUrl?: string | undefined; leaseMs: number; logger: Logger }): SubscriptionQuota {
+  return options.redisUrl ? createRedisQuota(options.redisUrl, options.leaseMs, options.logger) : createMemoryQuota();
 }
 
 export function tooManySubscriptions(message: string): GraphQLError {

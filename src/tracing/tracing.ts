@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import {
   context,
   defaultTextMapGetter,
   defaultTextMapSetter,
+  propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -13,26 +13,16 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler } from '@opentelemetry/sdk-trace';
-import { samplingOf, tracesUrlOf, type TracingSettings } from './settings.js';
+import { tracesUrlOf, type TracingSettings } from './settings.js';
 
 /**
  * Tracing through OpenTelemetry's SDK, on only when an OTLP endpoint is set (settings.ts). Off, none
  * of this runs: every seam asks `activeTracer()` once, when it is built or per call, and does what it
- * did before when the answer is undefined. On, spans are made at the project's own seams (the HTTP
- * layer, the Yoga plugin list, the database's statements, the Redis wrapper, the booking log, the
- * webhook worker), never by replacing a library's methods.
+ * did before when the answer is undefined, and the SDK (sdk.ts) is never loaded. On, spans are made
+ * at the project's own seams (the HTTP layer, the Yoga plugin list, the database's statements, the
+ * Redis wrapper, the booking log, the webhook worker), never by replacing a library's methods. The
+ * seams use OpenTelemetry's API alone, whose context and W3C propagation the SDK sets up.
  */
-
-/** How long one export to the collector may take: a collector that hangs costs a batch, never a request. */
-const exportTimeoutMs = 10_000;
-/** Longest attribute value kept: a long statement's text is cut, not dropped. */
-const attributeValueLengthLimit = 4_096;
 
 export interface Tracing {
   tracer: Tracer;
@@ -43,39 +33,23 @@ export interface Tracing {
 }
 
 let active: Tracing | undefined;
-const propagator = new W3CTraceContextPropagator();
-
-function samplerOf(settings: TracingSettings): Sampler {
-  const { sampler, ratio } = samplingOf(settings);
-  const root = sampler.endsWith('always_on') ? new AlwaysOnSampler() : sampler.endsWith('always_off') ? new AlwaysOffSampler() : new TraceIdRatioBasedSampler(ratio);
-  return sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
-}
 
 /**
  * Starts tracing for this process when the settings turn it on (once: a second call finds it
  * started); undefined when they leave it off. Call it before the database opens and the app is made.
  */
-export function startTracing(settings: TracingSettings): Tracing | undefined {
+export async function startTracing(settings: TracingSettings): Promise<Tracing | undefined> {
   const url = tracesUrlOf(settings);
   if (active || !url) return active;
-  const exporterOptions = { url, timeoutMillis: exportTimeoutMs };
-  const exporter = settings.OTEL_EXPORTER_OTLP_PROTOCOL === 'http/json' ? new JsonTraceExporter(exporterOptions) : new ProtobufTraceExporter(exporterOptions);
-  const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': settings.OTEL_SERVICE_NAME, 'service.instance.id': randomUUID() }),
-    sampler: samplerOf(settings),
-    spanLimits: { attributeValueLengthLimit },
-    // Batches are sent in the background; past the queue's bound, spans are dropped, never held.
-    spanProcessors: [new BatchSpanProcessor({ exporter, exportTimeoutMillis: exportTimeoutMs })],
-  });
-  // Spans find their parent through the async context a request's work runs in.
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const { startSdk } = await import('./sdk.js');
+  if (active) return active;
+  const sdk = startSdk(settings, url);
   const started: Tracing = {
-    tracer: provider.getTracer('hallowgate'),
-    flush: () => provider.forceFlush(),
+    tracer: sdk.tracer,
+    flush: () => sdk.flush(),
     async shutdown() {
       if (active === started) active = undefined;
-      await provider.shutdown();
-      context.disable();
+      await sdk.shutdown();
     },
   };
   active = started;
@@ -143,18 +117,18 @@ export async function inSpan<T>(name: string, attributes: Attributes, work: () =
 export function currentTraceParent(): string | null {
   if (!active) return null;
   const carrier: Record<string, string> = {};
-  propagator.inject(context.active(), carrier, defaultTextMapSetter);
+  propagation.inject(context.active(), carrier, defaultTextMapSetter);
   return carrier['traceparent'] ?? null;
 }
 
 /** The trace context W3C headers carry (`traceparent`, `tracestate`), continued from; the root when they carry none. */
 export function contextFromHeaders(headers: Record<string, string | string[] | undefined>): TraceContext {
-  return propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+  return propagation.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
 }
 
 /** `headers` with the W3C trace context of `traceContext` added. */
 export function withTraceHeaders(traceContext: TraceContext, headers: Record<string, string>): Record<string, string> {
-  propagator.inject(traceContext, headers, defaultTextMapSetter);
+  propagation.inject(traceContext, headers, defaultTextMapSetter);
   return headers;
 }
 

@@ -236,6 +236,17 @@ describe('the REST event stream', () => {
     await expect(feed.next()).rejects.toThrow('the stream ended');
   });
 
+  it('is documented in /v1/openapi.json with the Last-Event-ID it resumes from', async () => {
+    const document = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as {
+      paths: Record<string, { get: { parameters: { $ref?: string; name?: string }[]; responses: { '200': { content: Record<string, unknown> } } } }>;
+      components: { parameters: Record<string, { name: string; in: string }> };
+    };
+    const route = document.paths['/v1/services/{id}/availability']!.get;
+    expect(Object.keys(route.responses['200'].content)).toContain('text/event-stream');
+    const parameters = route.parameters.map((parameter) => (parameter.$ref ? document.components.parameters[parameter.$ref.split('/').at(-1)!]! : parameter));
+    expect(parameters).toContainEqual(expect.objectContaining({ name: 'Last-Event-ID', in: 'header' }));
+  });
+
   it('leaves plain JSON requests answered as before, and says the answer varies by Accept', async () => {
     const serviceId = await openService(server.prisma, { capacity: 1 });
     const day = futureSlot(34).slice(0, 10);

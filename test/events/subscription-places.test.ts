@@ -57,7 +57,8 @@ describe.skipIf(!redisUrl)('subscription places with Redis, whatever the order o
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer({ config: { REDIS_URL: redisUrl! } });
+    // Renewed every second: the test sees a renewal without waiting for the default's 10 s.
+    server = await startTestServer({ config: { REDIS_URL: redisUrl!, SUBSCRIPTION_LEASE_MS: 3000 } });
     // The server's own URL, with its key prefix: the same keys it counts places under.
     redis = new Redis(server.app.services.config.REDIS_URL!);
   });

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { signRequest } from '../../src/access/signing.js';
-import { unhurriedCommandTimeoutMs } from '../../src/shared/redis.js';
+import { redisSilenceLimitMs, unhurriedCommandTimeoutMs } from '../../src/shared/redis.js';
 import { closeOpenConnections, openSocket } from '../access/connections.js';
 import { startFaultProxy, type FaultProxy } from './proxy.js';
 import { answersWithin, outageModes, readiness, slowMachineMarginMs } from './timing.js';
@@ -21,6 +21,8 @@ const redisUrl = await requireService('redis');
 /** REDIS_COMMAND_TIMEOUT_MS's default (other tests raise it): a request waits at most this long for Redis. */
 const redisDeadlineMs = 100;
 const requestDeadlineMs = redisDeadlineMs + slowMachineMarginMs;
+/** Shorter than the default 30 s, so that a place left uncounted is seen to end within the test. */
+const subscriptionLeaseMs = 10_000;
 
 describe.skipIf(!redisUrl).each(outageModes)('a Redis outage (%s)', (mode) => {
   let proxy: FaultProxy;
@@ -32,7 +34,10 @@ describe.skipIf(!redisUrl).each(outageModes)('a Redis outage (%s)', (mode) => {
 
   beforeAll(async () => {
     proxy = await startFaultProxy(redisUrl!);
-    server = await startTestServer({ seed: true, config: { REDIS_URL: proxy.url, REDIS_COMMAND_TIMEOUT_MS: redisDeadlineMs, WEBHOOK_POLL_MS: 100, ANALYTICS_FLUSH_MS: 200 } });
+    server = await startTestServer({
+      seed: true,
+      config: { REDIS_URL: proxy.url, REDIS_COMMAND_TIMEOUT_MS: redisDeadlineMs, WEBHOOK_POLL_MS: 100, ANALYTICS_FLUSH_MS: 200, SUBSCRIPTION_LEASE_MS: subscriptionLeaseMs },
+    });
     call = apiClient(server.url, (await server.createKey({ plan: 'free' })).key);
     const enterprise = await server.createKey({ plan: 'enterprise', requireSignature: true });
     signed = { key: enterprise.key, signingSecret: enterprise.signingSecret! };
@@ -161,7 +166,7 @@ describe.skipIf(!redisUrl).each(outageModes)('a Redis outage (%s)', (mode) => {
     // A long outage: past ioredis's reconnection attempts (cut) and past the health probe's
     // deadline, which drops a silent connection and makes a new one (freeze). Announcing that
     // booking must not crash the server, nor hold the request.
-    await sleep(13_000);
+    await sleep(redisSilenceLimitMs + slowMachineMarginMs);
     expect((await answersWithin(requestDeadlineMs, () => booker('GET', `/v1/bookings/${duringOutage}`))).status).toBe(200);
 
     // Pub/sub keeps nothing for a subscriber that was cut off, but the first announcement it hears
@@ -244,10 +249,12 @@ describe.skipIf(!redisUrl).each(outageModes)('a Redis outage (%s)', (mode) => {
 
     // Its place is not counted after the outage either, while it stays open: none is held or
     // renewed for it. (Its place-counting command may still reach Redis once the proxy lets through
-    // what waited: that place ends with its 30 s lease, never renewed.)
-    await expect.poll(countedPlaces, { timeout: 30_000 + slowMachineMarginMs + 5_000, interval: 500 }).toEqual([witnessPlace]);
+    // what waited: that place ends with its lease, never renewed.)
+    await expect.poll(countedPlaces, { timeout: subscriptionLeaseMs + slowMachineMarginMs + 5_000, interval: 500 }).toEqual([witnessPlace]);
     const witnessExpiry = Number(await inspector.zscore(places, witnessPlace!));
-    await expect.poll(async () => Number(await inspector.zscore(places, witnessPlace!)), { timeout: 15_000, interval: 500 }).toBeGreaterThan(witnessExpiry);
+    await expect
+      .poll(async () => Number(await inspector.zscore(places, witnessPlace!)), { timeout: subscriptionLeaseMs / 3 + slowMachineMarginMs + 3_000, interval: 500 })
+      .toBeGreaterThan(witnessExpiry);
     expect(await countedPlaces()).toEqual([witnessPlace]);
     expect(subscriber.closeCode).toBeUndefined();
 

@@ -15,7 +15,7 @@ describe('a sampler that keeps nothing', () => {
 
   beforeAll(async () => {
     collector = await startOtlpReceiver();
-    tracing = startTracing(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`, OTEL_TRACES_SAMPLER: 'always_off' }))!;
+    tracing = (await startTracing(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`, OTEL_TRACES_SAMPLER: 'always_off' })))!;
     server = await startTestServer({ seed: true });
   });
   afterAll(async () => {
@@ -59,9 +59,9 @@ describe('a sampler that keeps nothing', () => {
 });
 
 describe('tracing settings', () => {
-  it('leave tracing off without an endpoint, or when OTEL_SDK_DISABLED is true', () => {
-    expect(startTracing(loadConfig({}))).toBeUndefined();
-    expect(startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }))).toBeUndefined();
+  it('leave tracing off without an endpoint, or when OTEL_SDK_DISABLED is true', async () => {
+    expect(await startTracing(loadConfig({}))).toBeUndefined();
+    expect(await startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }))).toBeUndefined();
   });
 
   it('refuse a protocol or sampler the server does not speak, naming the variable', () => {

@@ -27,7 +27,9 @@ const logLines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  tracing = startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'parentbased_always_on' }))!;
+  tracing = (await startTracing(
+    loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'parentbased_always_on' }),
+  ))!;
   const logStream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       logLines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);

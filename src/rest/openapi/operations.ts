@@ -145,6 +145,7 @@ export class RouteDescriber {
     }
     if (route.method === 'GET') parameters.push(this.components.add('parameters', 'IfNoneMatch', ifNoneMatchParameter));
     if (route.method === 'GET' && route.lastModified) parameters.push(this.components.add('parameters', 'IfModifiedSince', ifModifiedSinceParameter));
+    if (compiled.eventStream) parameters.push(this.components.add('parameters', 'LastEventId', lastEventIdParameter));
     return parameters;
   }
 
@@ -319,6 +320,12 @@ const limitParameter = () => ({
 });
 const cursorParameter = () => ({ name: 'cursor', in: 'query', description: 'The `next_cursor` of the previous page.', schema: { type: 'string' } });
 const ifNoneMatchParameter = () => ({ name: 'If-None-Match', in: 'header', description: 'ETags received earlier; a match answers 304.', schema: { type: 'string' } });
+const lastEventIdParameter = () => ({
+  name: 'Last-Event-ID',
+  in: 'header',
+  description: 'With `Accept: text/event-stream`: the last `id:` the stream sent, to resume from (EventSource sends it when it reconnects).',
+  schema: { type: 'string' },
+});
 const ifModifiedSinceParameter = () => ({
   name: 'If-Modified-Since',
   in: 'header',

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { context, propagation, type Tracer } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler } from '@opentelemetry/sdk-trace';
+import { samplingOf, type TracingSettings } from './settings.js';
+
+/**
+ * OpenTelemetry's SDK as tracing.ts starts it: loaded only when tracing is on, since its exporters and
+ * provider take a fifth of the server's start-up to load.
+ */
+
+/** How long one export to the collector may take: a collector that hangs costs a batch, never a request. */
+const exportTimeoutMs = 10_000;
+/** Longest attribute value kept: a long statement's text is cut, not dropped. */
+const attributeValueLengthLimit = 4_096;
+
+function samplerOf(settings: TracingSettings): Sampler {
+  const { sampler, ratio } = samplingOf(settings);
+  const root = sampler.endsWith('always_on') ? new AlwaysOnSampler() : sampler.endsWith('always_off') ? new AlwaysOffSampler() : new TraceIdRatioBasedSampler(ratio);
+  return sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
+}
+
+/** A tracer provider exporting to `url`, with the async context and W3C propagation OpenTelemetry's API then uses. */
+export function startSdk(settings: TracingSettings, url: string): { tracer: Tracer; flush(): Promise<void>; shutdown(): Promise<void> } {
+  const exporterOptions = { url, timeoutMillis: exportTimeoutMs };
+  const exporter = settings.OTEL_EXPORTER_OTLP_PROTOCOL === 'http/json' ? new JsonTraceExporter(exporterOptions) : new ProtobufTraceExporter(exporterOptions);
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': settings.OTEL_SERVICE_NAME, 'service.instance.id': randomUUID() }),
+    sampler: samplerOf(settings),
+    spanLimits: { attributeValueLengthLimit },
+    // Batches are sent in the background; past the queue's bound, spans are dropped, never held.
+    spanProcessors: [new BatchSpanProcessor({ exporter, exportTimeoutMillis: exportTimeoutMs })],
+  });
+  // Spans find their parent through the async context a request's work runs in.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  return {
+    tracer: provider.getTracer('hallowgate'),
+    flush: () => provider.forceFlush(),
+    async shutdown() {
+      await provider.shutdown();
+      context.disable();
+      propagation.disable();
+    },
+  };
+}
