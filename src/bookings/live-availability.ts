@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Service } from '../generated/prisma/client.js';
 import type { AvailabilityNotice } from '../events/bus.js';
-import { noteStreamedEvent } from '../events/sse-resume.js';
+import { noteStreamedId } from '../events/sse-resume.js';
 import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
 import { availabilityOf, checkAvailabilityRange, nowOf, type AvailableSlot } from './availability.js';
@@ -15,8 +15,7 @@ import { availabilityOf, checkAvailabilityRange, nowOf, type AvailableSlot } fro
  * a client that reconnects has the current state, whatever it missed. Over SSE, the last slot of each
  * read carries an `id:` naming the state the client then holds (a digest of the range's slots); a
  * client that resumes with it as Last-Event-ID is sent nothing first when the state is still that one,
- * and every slot otherwise. The slots of a read before its last carry no id, so a client cut off
- * among them resumes with the read before and is sent every slot again.
+ * and every slot otherwise (markedCopy: one cut off within a change resumes with no id).
  */
 
 /** The availability of a range as one read left it: its slots, the instant they were worked out at, and the id of that state. */
@@ -91,18 +90,26 @@ function changesSince(sent: Map<number, AvailableSlot>, read: AvailabilityRead):
 }
 
 /**
- * The changes of one read, for this subscriber: the last one, a copy of the read's slot (the others
- * are shared by every subscriber of the range, and so is their result, useSubscriptionFanOut), is
- * noted with the state's id just before it goes.
+ * Copies of a read's slots that carry an SSE id: the last slot of a change carries the state's id,
+ * and the first of a change of several an empty one, which makes EventSource forget the id it had,
+ * so that a client cut off among them resumes with none and is sent every slot. One copy per slot and
+ * role, so subscribers sent the same change still share one result (useSubscriptionFanOut); the
+ * slots between carry no id and are the read's own.
  */
+const markedCopies = new WeakMap<AvailableSlot, { first?: AvailableSlot; last?: AvailableSlot }>();
+
+function markedCopy(slot: AvailableSlot, role: 'first' | 'last'): AvailableSlot {
+  let copies = markedCopies.get(slot);
+  if (!copies) markedCopies.set(slot, (copies = {}));
+  return (copies[role] ??= { ...slot });
+}
+
+/** The changes of one read, for this subscriber, each noted with its SSE id (or none) just before it goes. */
 function* sentWithStateId(context: Context, changes: AvailableSlot[], stateId: string): Generator<AvailableSlot> {
   for (const [index, slot] of changes.entries()) {
-    if (index < changes.length - 1) {
-      yield slot;
-    } else {
-      noteStreamedEvent(context, { id: stateId, traceParent: null });
-      yield { ...slot };
-    }
+    const role = index === changes.length - 1 ? 'last' : index === 0 ? 'first' : undefined;
+    noteStreamedId(context, role === 'last' ? stateId : role === 'first' ? '' : undefined);
+    yield role ? markedCopy(slot, role) : slot;
   }
 }
 

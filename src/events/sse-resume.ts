@@ -33,11 +33,17 @@ export function noteStreamedEvent(context: Context, event: Pick<BookingEvent, 'i
   context.streamedEventTraceParent = event.traceParent;
 }
 
+/** Notes the SSE id of a payload that is no booking event: none, or an empty one that makes the client forget the id it had. */
+export function noteStreamedId(context: Context, id: string | undefined): void {
+  context.streamedEventId = id;
+  context.streamedEventTraceParent = null;
+}
+
 /** A subscription's results as server-sent events, each booking event's with its `id:` line. */
 export function serverSentEvents(results: AsyncIterable<ExecutionResult>): Response {
   return eventStreamResponse(results, (result) => {
     const id = streamedIdOf(result);
-    return `${id ? `id: ${id}\n` : ''}event: next\ndata: ${JSON.stringify(result)}\n\n`;
+    return `${id === undefined ? '' : `id: ${id}\n`}event: next\ndata: ${JSON.stringify(result)}\n\n`;
   });
 }
 
@@ -53,7 +59,7 @@ export function useResumableServerSentEvents(): Plugin<Context> {
             onSubscribeResult: () => ({
               onNext: ({ result }) => {
                 const context = args.contextValue;
-                if (!context.streamedEventId) return;
+                if (context.streamedEventId === undefined) return;
                 streamedEventIds.set(result as ExecutionResult, context.streamedEventId);
                 context.streamedEventId = undefined;
               },

@@ -37,7 +37,7 @@ export interface Context {
   services: AppServices;
   /** An SSE client's Last-Event-ID: booking-event subscriptions without `after` resume after it. */
   lastEventId: string | null;
-  /** The booking event whose payload a subscription is sending, for the SSE `id:` line. */
+  /** The SSE `id:` of the payload a subscription is sending: its booking event's, an availability state's, or empty (forget the last). */
   streamedEventId?: string | undefined;
   /** That event's traceparent (booking_events.trace_parent), which the span of its sending links to. */
   streamedEventTraceParent?: string | null | undefined;

@@ -274,7 +274,7 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
     };
     await writeFetchResponse(
       response,
-      eventStreamResponse(answers, ({ answer, id }) => `${id ? `id: ${id}\n` : ''}data: ${JSON.stringify(answer)}\n\n`, failed),
+      eventStreamResponse(answers, ({ answer, id }) => `${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(answer)}\n\n`, failed),
     );
   }
 

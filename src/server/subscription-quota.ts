@@ -68,6 +68,8 @@ export function createMemoryQuota(): SubscriptionQuota {
 /**
  * A sorted set per credential of `<instance>:<holder>` members scored by their lease's expiry (Redis
  * time, so instance clocks do not matter). Expired members are dropped before counting, atomically.
+ * The key's own expiry is only ever pushed later (PTTL is -1 on a new key), so an instance with a
+ * shorter SUBSCRIPTION_LEASE_MS never ends the places of one with a longer lease.
  */
 const takeScript = `
 local time = redis.call('TIME')
@@ -75,14 +77,14 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1`;
 
 const renewScript = `
 local time = redis.call('TIME')
 local expiry = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + tonumber(ARGV[1])
 for index = 2, #ARGV do redis.call('ZADD', KEYS[1], expiry, ARGV[index]) end
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return 1`;
 
 type QuotaRedis = Redis & {

@@ -9,6 +9,8 @@ export interface RedisConnectionOptions {
    * subscriber, connectRedisSubscriber).
    */
   commandTimeoutMs: number | undefined;
+  /** Whether ioredis subscribes a new connection to the channels the last one had (its default: yes). */
+  autoResubscribe?: boolean;
 }
 
 /**
@@ -79,7 +81,7 @@ class RedisWithDeadline extends Redis {
 export function connectRedis(url: string, options: RedisConnectionOptions): Redis {
   const redis =
     options.commandTimeoutMs === undefined
-      ? new Redis(url, { maxRetriesPerRequest: null, connectTimeout: redisSilenceLimitMs })
+      ? new Redis(url, { maxRetriesPerRequest: null, connectTimeout: redisSilenceLimitMs, autoResubscribe: options.autoResubscribe ?? true })
       : new RedisWithDeadline(url, options.commandTimeoutMs);
   let heardAt = Date.now();
   /** When the oldest PING still unanswered went out; undefined when every one was answered. */
@@ -125,29 +127,38 @@ export interface RedisSubscriber {
   unsubscribe(channel: string): Promise<unknown>;
 }
 
+const channelsPerCommand = 1000;
+
 /**
- * A pub/sub subscriber connection that subscribes again to every channel it was asked for on each new
- * connection. ioredis renews only the channels Redis confirmed, and lets a SUBSCRIBE through while a
- * connection is still being made (before its ready check): one lost with that connection is never
- * answered nor sent again, and its channel would stay silent for good.
+ * A pub/sub subscriber connection that holds the channels it was asked for, and subscribes to all of
+ * them on each new connection once it is ready. Channels are sent only to a ready connection: ioredis
+ * lets a SUBSCRIBE or UNSUBSCRIBE through while a connection is still being made (before its ready
+ * check), and one lost with that connection is never answered nor sent again (nor, for a SUBSCRIBE,
+ * renewed by ioredis, which renews only what Redis confirmed: its own renewal is turned off here).
  */
 export function connectRedisSubscriber(url: string): RedisSubscriber {
-  const redis = connectRedis(url, { commandTimeoutMs: undefined });
+  const redis = connectRedis(url, { commandTimeoutMs: undefined, autoResubscribe: false });
   const channels = new Set<string>();
-  // Subscribing twice to a channel is harmless: Redis keeps one subscription per channel and
-  // connection. One that fails went with its connection, and the next one subscribes again.
+  // In bounded commands (a spread of thousands of channels would overflow the call's arguments). One
+  // that fails went with its connection, and the next one subscribes again.
+  const send = async (command: 'subscribe' | 'unsubscribe', names: string[]) => {
+    if (redis.status !== 'ready') return;
+    const sent: Promise<unknown>[] = [];
+    for (let from = 0; from < names.length; from += channelsPerCommand) sent.push(redis[command](...names.slice(from, from + channelsPerCommand)).catch(() => undefined));
+    await Promise.all(sent);
+  };
   redis.on('ready', () => {
-    if (channels.size > 0) redis.subscribe(...channels).catch(() => undefined);
+    if (channels.size > 0) void send('subscribe', [...channels]);
   });
   return {
     redis,
     subscribe: (channel) => {
       channels.add(channel);
-      return redis.subscribe(channel);
+      return send('subscribe', [channel]);
     },
     unsubscribe: (channel) => {
       channels.delete(channel);
-      return redis.unsubscribe(channel);
+      return send('unsubscribe', [channel]);
     },
   };
 }

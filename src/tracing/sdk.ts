@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { context, propagation, type Tracer } from '@opentelemetry/api';
+import { context, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -24,8 +24,8 @@ function samplerOf(settings: TracingSettings): Sampler {
   return sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
 }
 
-/** A tracer provider exporting to `url`, with the async context and W3C propagation OpenTelemetry's API then uses. */
-export function startSdk(settings: TracingSettings, url: string): { tracer: Tracer; flush(): Promise<void>; shutdown(): Promise<void> } {
+/** A tracer provider exporting to `url`, the async context OpenTelemetry's API then uses, and W3C trace context propagation. */
+export function startSdk(settings: TracingSettings, url: string): { tracer: Tracer; propagator: TextMapPropagator; flush(): Promise<void>; shutdown(): Promise<void> } {
   const exporterOptions = { url, timeoutMillis: exportTimeoutMs };
   const exporter = settings.OTEL_EXPORTER_OTLP_PROTOCOL === 'http/json' ? new JsonTraceExporter(exporterOptions) : new ProtobufTraceExporter(exporterOptions);
   const provider = new TracerProvider({
@@ -37,14 +37,14 @@ export function startSdk(settings: TracingSettings, url: string): { tracer: Trac
   });
   // Spans find their parent through the async context a request's work runs in.
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   return {
     tracer: provider.getTracer('hallowgate'),
+    // Its own, not the API's global one, which another library may have taken.
+    propagator: new W3CTraceContextPropagator(),
     flush: () => provider.forceFlush(),
     async shutdown() {
       await provider.shutdown();
       context.disable();
-      propagation.disable();
     },
   };
 }

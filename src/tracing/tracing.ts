@@ -2,7 +2,6 @@ import {
   context,
   defaultTextMapGetter,
   defaultTextMapSetter,
-  propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -11,6 +10,7 @@ import {
   type Context as TraceContext,
   type Link,
   type Span,
+  type TextMapPropagator,
   type Tracer,
 } from '@opentelemetry/api';
 import { tracesUrlOf, type TracingSettings } from './settings.js';
@@ -21,11 +21,13 @@ import { tracesUrlOf, type TracingSettings } from './settings.js';
  * did before when the answer is undefined, and the SDK (sdk.ts) is never loaded. On, spans are made
  * at the project's own seams (the HTTP layer, the Yoga plugin list, the database's statements, the
  * Redis wrapper, the booking log, the webhook worker), never by replacing a library's methods. The
- * seams use OpenTelemetry's API alone, whose context and W3C propagation the SDK sets up.
+ * seams use OpenTelemetry's API alone, whose context the SDK sets up, and its W3C propagator.
  */
 
 export interface Tracing {
   tracer: Tracer;
+  /** W3C trace context (traceparent, tracestate) to and from headers. */
+  propagator: TextMapPropagator;
   /** Sends the spans ended so far. */
   flush(): Promise<void>;
   /** Sends what is left and stops; tracing is off afterwards. */
@@ -46,6 +48,7 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing |
   const sdk = startSdk(settings, url);
   const started: Tracing = {
     tracer: sdk.tracer,
+    propagator: sdk.propagator,
     flush: () => sdk.flush(),
     async shutdown() {
       if (active === started) active = undefined;
@@ -117,18 +120,18 @@ export async function inSpan<T>(name: string, attributes: Attributes, work: () =
 export function currentTraceParent(): string | null {
   if (!active) return null;
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier, defaultTextMapSetter);
+  active.propagator.inject(context.active(), carrier, defaultTextMapSetter);
   return carrier['traceparent'] ?? null;
 }
 
-/** The trace context W3C headers carry (`traceparent`, `tracestate`), continued from; the root when they carry none. */
+/** The trace context W3C headers carry (`traceparent`, `tracestate`), continued from; the root when they carry none, or tracing is off. */
 export function contextFromHeaders(headers: Record<string, string | string[] | undefined>): TraceContext {
-  return propagation.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+  return active ? active.propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter) : ROOT_CONTEXT;
 }
 
 /** `headers` with the W3C trace context of `traceContext` added. */
 export function withTraceHeaders(traceContext: TraceContext, headers: Record<string, string>): Record<string, string> {
-  propagation.inject(traceContext, headers, defaultTextMapSetter);
+  active?.propagator.inject(traceContext, headers, defaultTextMapSetter);
   return headers;
 }
 

@@ -2,7 +2,8 @@ import { createClient, type Client } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { subscriptionLimits } from '../../src/server/subscription-quota.js';
+import { pino } from 'pino';
+import { createSubscriptionQuota, subscriptionLimits } from '../../src/server/subscription-quota.js';
 import { subscriptionsActive } from '../support/metrics.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
@@ -115,4 +116,22 @@ describe('subscription places without Redis, whatever the order of subscribe and
     await expect.poll(() => subscriptionsActive(server.url), { timeout: 30_000 }).toBe(subscriptionLimits.perCredential);
     expect(sockets.flatMap((socket) => socket.refusals)).toEqual([]);
   }, 120_000);
+});
+
+describe.skipIf(!redisUrl)('subscription places of instances with different leases', () => {
+  it('keep the longest lease on the key: a shorter one never ends the places of the other', async () => {
+    const logger = pino({ level: 'silent' });
+    const long = createSubscriptionQuota({ redisUrl: redisUrl!, leaseMs: 60_000, logger });
+    const short = createSubscriptionQuota({ redisUrl: redisUrl!, leaseMs: 3_000, logger });
+    const redis = new Redis(redisUrl!);
+    const subject = { key: `lease-test-${Date.now()}`, limit: 10, refusal: 'too many' };
+    try {
+      expect(await long.take(subject, 'on-the-long-lease')).toBe(true);
+      expect(await short.take(subject, 'on-the-short-lease')).toBe(true);
+      expect(await redis.pttl(`hallowgate:subscriptions:${subject.key}`)).toBeGreaterThan(50_000);
+    } finally {
+      redis.disconnect();
+      await Promise.all([long.close(), short.close()]);
+    }
+  });
 });

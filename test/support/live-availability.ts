@@ -26,7 +26,7 @@ export interface AvailabilityFeed {
   received: StreamedSlot[];
   /** Over SSE, the `id:` each received slot came with, if any. */
   receivedIds: (string | undefined)[];
-  /** Over SSE, the last `id:` received, which EventSource sends back as Last-Event-ID when it reconnects. */
+  /** Over SSE, the last `id:` received, which EventSource sends back as Last-Event-ID when it reconnects (none when empty). */
   lastEventId(): string | undefined;
   /** The next slot not read yet, once it has come (or the stream's refusal). */
   next(): Promise<StreamedSlot>;
