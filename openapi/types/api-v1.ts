@@ -419,7 +419,7 @@ export interface operations {
                 lat?: number;
                 /** @description Longitude of the point to search near, in WGS 84 degrees (with its latitude). */
                 lng?: number;
-                /** @description Keeps records within this great-circle distance of the point (given with lat and lng), in radiusUnit; at most 500 km (310.6 mi). */
+                /** @description Keeps records within this great-circle distance of the point (given with lat and lng), in the radius unit; at most 500 km (310.6 mi). */
                 radius?: number;
                 /** @description The unit of the radius: kilometres (the default) or miles. */
                 radius_unit?: components["schemas"]["DistanceUnit"];
@@ -674,7 +674,7 @@ export interface operations {
                 lat?: number;
                 /** @description Longitude of the point to search near, in WGS 84 degrees (with its latitude). */
                 lng?: number;
-                /** @description Keeps records within this great-circle distance of the point (given with lat and lng), in radiusUnit; at most 500 km (310.6 mi). */
+                /** @description Keeps records within this great-circle distance of the point (given with lat and lng), in the radius unit; at most 500 km (310.6 mi). */
                 radius?: number;
                 /** @description The unit of the radius: kilometres (the default) or miles. */
                 radius_unit?: components["schemas"]["DistanceUnit"];

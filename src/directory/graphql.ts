@@ -237,7 +237,7 @@ builder.queryFields((t) => {
     lat: t.arg.float({ description: 'Latitude of the point to search near, in WGS 84 degrees (with its longitude).' }),
     lng: t.arg.float({ description: 'Longitude of the point to search near, in WGS 84 degrees (with its latitude).' }),
     radius: t.arg.float({
-      description: `Keeps records within this great-circle distance of the point (given with lat and lng), in radiusUnit; at most ${maxRadiusKm} km (310.6 mi).`,
+      description: `Keeps records within this great-circle distance of the point (given with lat and lng), in the radius unit; at most ${maxRadiusKm} km (310.6 mi).`,
     }),
     radiusUnit: t.arg({ type: DistanceUnit, description: 'The unit of the radius: kilometres (the default) or miles.' }),
     availableFor: t.arg.int({
