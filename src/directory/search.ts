@@ -117,7 +117,7 @@ export async function searchPage<Record extends object>(context: Context, search
   const weigh = async (batch: Candidate[]) => {
     const kept = batch.filter(withinRadius);
     if (search.bookable && (weighed += kept.length) > maxWeighedCandidates) {
-      const message = `A search for room for a party weighs at most ${maxWeighedCandidates} records per page, and these filters leave more without filling it; narrow it with lat and lng, city or category.`;
+      const message = `A search for room for a party weighs at most ${maxWeighedCandidates} records per page, and these filters leave more without filling it; narrow it with lat, lng and radius, city or category.`;
       throw invalidParameter('availableFor', message, 'too_broad');
     }
     const room = search.bookable ? await roomForParty(context, [...new Set(kept.map((candidate) => candidate.attractionId))], search.bookable, now) : undefined;

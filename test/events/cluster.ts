@@ -24,7 +24,7 @@ export async function openEventsDatabase(postgresUrl: string) {
     database,
     key,
     accountId: account.id,
-    /** Environment of a `tsx src/main.ts` process on this database that delivers webhooks to loopback quickly. */
+    /** Environment of a server process (startServerProcess) on this database that delivers webhooks to loopback quickly. */
     env: { DATABASE_URL: postgresUrlOf(database), WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms,100ms,100ms' },
     /** Books one place per day from `firstDay` on, `count` times, through the given servers in turn. */
     async book(serverUrls: string[], firstDay: number, count: number): Promise<string[]> {

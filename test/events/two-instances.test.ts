@@ -10,7 +10,7 @@ import { openEventsDatabase, until } from './cluster.js';
 const postgresUrl = await requireService('postgres');
 const redisUrl = await requireService('redis');
 
-/** Two `tsx src/main.ts` processes on one PostgreSQL database and one Redis. */
+/** Two server processes (startServerProcess) on one PostgreSQL database and one Redis. */
 describe.skipIf(!postgresUrl || !redisUrl)('booking events on two server processes', () => {
   let cluster: Awaited<ReturnType<typeof openEventsDatabase>>;
   let first: ServerProcess;

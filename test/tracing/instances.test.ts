@@ -9,7 +9,7 @@ import { requireService } from '../support/services.js';
 const postgresUrl = await requireService('postgres');
 const redisUrl = await requireService('redis');
 
-/** Two `tsx src/main.ts` processes on one PostgreSQL database and one Redis, both exporting to one collector. */
+/** Two server processes (startServerProcess) on one PostgreSQL database and one Redis, both exporting to one collector. */
 describe.skipIf(!postgresUrl || !redisUrl)('a trace across two server processes', () => {
   let cluster: Awaited<ReturnType<typeof openEventsDatabase>>;
   let collector: OtlpReceiver;
