@@ -1,12 +1,32 @@
 import { getOperationAST, type DocumentNode } from 'graphql';
+import type { IncomingHttpHeaders } from 'node:http';
 import { context, SpanKind, SpanStatusCode, trace, type Context as TraceContext, type Span, type Tracer } from '@opentelemetry/api';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../graphql/context.js';
 import type { LookupOutcome } from '../response-cache/response-cache.js';
 import { endableStream } from '../shared/streams.js';
-import { endSpan, inUnsampledSpan, linksTo } from './tracing.js';
+import { contextFromHeaders, endSpan, linksTo } from './tracing.js';
 
-type TracedContext = Context & { params?: { operationName?: string | null } };
+/** What the plugin reads of an operation's context: its params, and the HTTP request that opened a graphql-ws socket. */
+type TracedContext = Context & { params?: { operationName?: string | null }; req?: { headers: IncomingHttpHeaders } };
+
+/**
+ * The trace an operation's work belongs to: the request's span over HTTP (SSE included); over
+ * graphql-ws, which has none, the W3C trace context the socket's upgrade request carried, so a
+ * client's trace continues there too. Undefined when there is neither.
+ */
+function traceOf(operation: TracedContext): TraceContext | undefined {
+  const active = context.active();
+  if (trace.getSpan(active)) return active;
+  const upgrade = operation.req ? contextFromHeaders(operation.req.headers) : undefined;
+  return upgrade && trace.getSpan(upgrade) ? upgrade : undefined;
+}
+
+/** Whether work in `traceContext` makes spans: not under a local span the sampler dropped (nothing under it would be kept). */
+function spansWithin(traceContext: TraceContext): boolean {
+  const span = trace.getSpan(traceContext);
+  return span === undefined || span.isRecording() || span.spanContext().isRemote === true;
+}
 
 /** Notes the operation's name and type on the span the caller runs in (parse, validate, execute, subscription) when it is recorded. */
 function noteOperation(document: DocumentNode, operationName: string | null | undefined): void {
@@ -19,16 +39,18 @@ function noteOperation(document: DocumentNode, operationName: string | null | un
 }
 
 /**
- * Runs a phase in a span of its own; `wrapped` may answer a promise (execute). Under a request's span
- * that is not recorded (unsampled), the phase runs as it is: its span would not be kept either.
+ * Runs a phase in a span of its own, under the operation's trace; `wrapped` may answer a promise
+ * (execute). Outside any trace (a graphql-ws operation whose client sent none) or under a request's
+ * span that is not recorded (unsampled), the phase runs as it is: its span would stand alone, or not be kept.
  */
-function inPhaseSpan(tracer: Tracer, name: string, wrapped: () => unknown): unknown {
-  if (inUnsampledSpan()) return wrapped();
-  const span = tracer.startSpan(name);
+function inPhaseSpan(tracer: Tracer, name: string, operation: TracedContext, wrapped: () => unknown): unknown {
+  const parent = traceOf(operation);
+  if (!parent || !spansWithin(parent)) return wrapped();
+  const span = tracer.startSpan(name, {}, parent);
   const finish = (error?: unknown) => endSpan(span, error);
   let outcome: unknown;
   try {
-    outcome = context.with(trace.setSpan(context.active(), span), wrapped);
+    outcome = context.with(trace.setSpan(parent, span), wrapped);
   } catch (error) {
     finish(error);
     throw error;
@@ -66,14 +88,15 @@ export function useTracing(tracer: Tracer): Plugin<TracedContext> {
   const subscriptions = new WeakMap<object, Span>();
   return {
     instrumentation: {
-      parse: (_payload, wrapped) => void inPhaseSpan(tracer, 'graphql.parse', wrapped),
-      validate: (_payload, wrapped) => void inPhaseSpan(tracer, 'graphql.validate', wrapped),
-      execute: (_payload, wrapped) => inPhaseSpan(tracer, 'graphql.execute', wrapped) as Promise<void>,
+      parse: ({ context: operation }, wrapped) => void inPhaseSpan(tracer, 'graphql.parse', operation, wrapped),
+      validate: ({ context: operation }, wrapped) => void inPhaseSpan(tracer, 'graphql.validate', operation, wrapped),
+      execute: ({ context: operation }, wrapped) => inPhaseSpan(tracer, 'graphql.execute', operation, wrapped) as Promise<void>,
       subscribe: ({ context: subscriber }, wrapped) => {
-        const span = tracer.startSpan('graphql.subscription', { kind: SpanKind.SERVER });
+        const parent = traceOf(subscriber) ?? context.active();
+        const span = tracer.startSpan('graphql.subscription', { kind: SpanKind.SERVER }, parent);
         subscriptions.set(subscriber, span);
         // Ended with its stream (onSubscribeResult); a subscription refused before it has one ends here.
-        return context.with(trace.setSpan(context.active(), span), () =>
+        return context.with(trace.setSpan(parent, span), () =>
           Promise.resolve(wrapped()).catch((error: unknown) => {
             endSpan(span, error);
             throw error;

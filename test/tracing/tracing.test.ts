@@ -198,6 +198,56 @@ describe('tracing a subscription', () => {
     expect(events[1]!.links).toEqual([{ traceId: append.traceId, spanId: append.spanId }]);
     // The log reads that found the events ran within the subscription.
     expect(descendantsOf(subscription).some((span) => String(span.attributes['db.query.text']).includes('"public"."booking_events"'))).toBe(true);
+    // Its client sent no trace: the operation's parse and validate start none of their own either.
+    expect(receiver.spans.filter((span) => span.name.startsWith('graphql.') && span.parentSpanId === undefined)).toEqual([]);
+  });
+
+  it("continues the trace a graphql-ws client sent with its upgrade request: the operation's phases and its subscription", async () => {
+    const traceId = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+    const clientSpanId = '0123456789abcdef';
+    // Node clients can send headers with the upgrade (browsers cannot): the W3C traceparent among them.
+    class TracedSocket extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { headers: { traceparent: `00-${traceId}-${clientSpanId}-01` } });
+      }
+    }
+    subscriber = createClient({
+      url: `${server.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: TracedSocket,
+      connectionParams: { authorization: `Bearer ${apiKey}` },
+      retryAttempts: 0,
+    });
+    const streamed: string[] = [];
+    subscriber.subscribe<{ bookingEvents: { id: string } }>(
+      { query: 'subscription TracedWatch { bookingEvents { id } }' },
+      { next: ({ data }) => void streamed.push(data!.bookingEvents.id), error: (error) => streamed.push(`error: ${JSON.stringify(error)}`), complete: () => undefined },
+    );
+    // No replay without `after`: booking until an event arrives proves the subscription is live.
+    for (let day = 40; streamed.length === 0; day++) {
+      if (day > 60) throw new Error('no event reached the traced subscription');
+      await book(day);
+      await until(() => streamed.length > 0, 'an event on the traced subscription', 1_000).catch(() => undefined);
+    }
+    expect(streamed[0]).toMatch(/^msg_/);
+    await subscriber.dispose();
+    subscriber = undefined;
+
+    await until(
+      () => {
+        void tracing.flush();
+        return receiver.spans.some((span) => span.name === 'subscription TracedWatch');
+      },
+      'the traced subscription span to end',
+      10_000,
+    );
+    const subscription = receiver.spans.find((span) => span.name === 'subscription TracedWatch')!;
+    expect(subscription).toMatchObject({ kind: spanKinds.server, traceId, parentSpanId: clientSpanId });
+    const phases = receiver.trace(traceId).filter((span) => span.name === 'graphql.parse' || span.name === 'graphql.validate');
+    expect(phases.map((span) => [span.name, span.parentSpanId]).sort()).toEqual([
+      ['graphql.parse', clientSpanId],
+      ['graphql.validate', clientSpanId],
+    ]);
+    expect(receiver.childrenOf(subscription).some((span) => span.name === 'graphql.subscription.event')).toBe(true);
   });
 });
 
