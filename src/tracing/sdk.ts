@@ -1,11 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { context, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
+import { context, trace, TraceFlags, type Attributes, type Context, type Link, type SpanKind, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  SamplingDecision,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type Sampler,
+  type SamplingResult,
+} from '@opentelemetry/sdk-trace';
 import { samplingOf, type TracingSettings } from './settings.js';
 
 /**
@@ -18,10 +28,31 @@ const exportTimeoutMs = 10_000;
 /** Longest attribute value kept: a long statement's text is cut, not dropped. */
 const attributeValueLengthLimit = 4_096;
 
+/**
+ * `sampler`, except that a span starting a trace of its own and linked to a sampled span is sampled
+ * too: a webhook delivery (src/tracing/webhooks.ts) comes later than the request that logged its
+ * event, in a trace of its own, and an operator following a kept request finds its deliveries kept.
+ */
+class SampledWithLinks implements Sampler {
+  constructor(private readonly sampler: Sampler) {}
+
+  shouldSample(parent: Context, traceId: string, name: string, kind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {
+    const startsTrace = trace.getSpanContext(parent) === undefined;
+    if (startsTrace && links.some((link) => (link.context.traceFlags & TraceFlags.SAMPLED) !== 0)) return { decision: SamplingDecision.RECORD_AND_SAMPLED };
+    return this.sampler.shouldSample(parent, traceId, name, kind, attributes, links);
+  }
+
+  toString(): string {
+    return `SampledWithLinks{${this.sampler.toString()}}`;
+  }
+}
+
 function samplerOf(settings: TracingSettings): Sampler {
   const { sampler, ratio } = samplingOf(settings);
+  // always_off keeps nothing, linked or not.
+  if (sampler === 'always_off') return new AlwaysOffSampler();
   const root = sampler.endsWith('always_on') ? new AlwaysOnSampler() : sampler.endsWith('always_off') ? new AlwaysOffSampler() : new TraceIdRatioBasedSampler(ratio);
-  return sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
+  return new SampledWithLinks(sampler.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root);
 }
 
 /** A tracer provider exporting to `url`, the async context OpenTelemetry's API then uses, and W3C trace context propagation. */
