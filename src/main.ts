@@ -3,7 +3,7 @@ import { ConfigurationError, loadConfig, type Config } from './config.js';
 import { ConfigError } from './db/connection.js';
 import { DatabaseInUseError } from './db/embedded-lock.js';
 import { createLogger } from './shared/log-output.js';
-import { startTracing } from './tracing/tracing.js';
+import { asyncContextCost, nodeFlagsOfThisProcess, startTracing } from './tracing/tracing.js';
 
 /** Why the server cannot listen at HOST:PORT, in one line; null when it can. */
 function listenRefusal(error: NodeJS.ErrnoException, config: Config): string | null {
@@ -44,6 +44,8 @@ async function main(): Promise<void> {
   // Before the logger, the database and the app, which each trace only when it is on by then.
   const tracing = await startTracing(config);
   const logger = createLogger(config.LOG_LEVEL);
+  const tracingCost = tracing && asyncContextCost(process.versions.node, nodeFlagsOfThisProcess());
+  if (tracingCost) logger.warn(tracingCost);
   await checkPort(config);
   // Loaded once the settings and the port are known good: the schema, Prisma and the rest take seconds.
   const [{ prepareDatabase }, { createApp }] = await Promise.all([import('./bootstrap.js'), import('./app.js')]);

@@ -59,6 +59,26 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing |
   return started;
 }
 
+/**
+ * Why tracing slows every request of this process, or null when it does not: OpenTelemetry keeps the
+ * trace context in AsyncLocalStorage, which Node 24 (and Node 22 with
+ * --experimental-async-context-frame) carries in AsyncContextFrame at little cost, and older Nodes
+ * on async hooks, which then slow every promise, sampled or not (BENCHMARKS.md: about 10 % of req/s).
+ */
+export function asyncContextCost(nodeVersion: string, nodeFlags: readonly string[]): string | null {
+  const major = Number(nodeVersion.split('.')[0]);
+  const framed = major >= 24 ? !nodeFlags.includes('--no-async-context-frame') : major >= 22 && nodeFlags.includes('--experimental-async-context-frame');
+  if (framed) return null;
+  const advice =
+    major >= 22 ? 'start Node with --experimental-async-context-frame (NODE_OPTIONS), or use Node 24' : 'use Node 24, or Node 22 with --experimental-async-context-frame';
+  return `tracing on Node ${nodeVersion} keeps its context on async hooks, which slow every request by about 10 %, sampled or not: ${advice}`;
+}
+
+/** The flags this process was started with: its command line's and NODE_OPTIONS'. */
+export function nodeFlagsOfThisProcess(): string[] {
+  return [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/).filter(Boolean)];
+}
+
 /** The tracer when tracing is on. */
 export function activeTracer(): Tracer | undefined {
   return active?.tracer;

@@ -36,6 +36,11 @@ describe.skipIf(!postgresUrl || !redisUrl)('a trace across two server processes'
     await collector?.close();
   });
 
+  it('warns at start, on a Node before 24 (no flag given here), that tracing slows every request', () => {
+    const beforeNode24 = Number(process.versions.node.split('.')[0]) < 24;
+    expect(booking.startupOutput.includes('keeps its context on async hooks, which slow every request')).toBe(beforeNode24);
+  });
+
   it("links the delivery sent by one instance to the request that booked on the other, and sends the receiver the delivery's traceparent", async () => {
     const hooks = await startReceiver();
     try {

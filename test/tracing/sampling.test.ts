@@ -1,7 +1,7 @@
 import type { Span } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { startTracing, type Tracing } from '../../src/tracing/tracing.js';
+import { asyncContextCost, startTracing, type Tracing } from '../../src/tracing/tracing.js';
 import { openService } from '../support/bookable.js';
 import { apiClient, futureSlot } from '../support/http.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
@@ -69,5 +69,15 @@ describe('tracing settings', () => {
     expect(() => loadConfig({ OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER must be one of/);
     expect(() => loadConfig({ OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT must be an http/);
+  });
+
+  it('say when this Node makes tracing slow every request, and what to run instead', () => {
+    expect(asyncContextCost('20.20.2', [])).toMatch(
+      /^tracing on Node 20\.20\.2 keeps its context on async hooks, .* use Node 24, or Node 22 with --experimental-async-context-frame$/,
+    );
+    expect(asyncContextCost('22.22.0', [])).toMatch(/start Node with --experimental-async-context-frame \(NODE_OPTIONS\), or use Node 24$/);
+    expect(asyncContextCost('22.22.0', ['--experimental-async-context-frame'])).toBeNull();
+    expect(asyncContextCost('24.11.1', [])).toBeNull();
+    expect(asyncContextCost('24.11.1', ['--no-async-context-frame'])).toMatch(/^tracing on Node 24/);
   });
 });
