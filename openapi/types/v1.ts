@@ -368,6 +368,8 @@ export interface paths {
          *
          *     Book it with `POST /v1/bookings` and `{ "hold_id": "hold_…", "customer": { … } }`: the booking takes the held places with no new capacity check that could fail, or gives 409 `hold_expired` once the hold has expired or was released.
          *
+         *     `Idempotency-Key` is honoured for 24 h per account, as on `POST /v1/bookings`: the same key with the same body answers 201 again with the hold the first request made, as it is now, making no other; with another body, or one sent to another create, it gives 422 `idempotency_key_reused`. A retry sent while the first request is still running waits for it. Only successful creates are remembered.
+         *
          *     Needs the `bookings:write` scope or the `bookings:book` scope (`admin` has every scope).
          *
          *     Runs the GraphQL operation `CreateHold`.
@@ -548,6 +550,8 @@ export interface paths {
          * @description Adds an entry to the line for a slot, typically one that answered 409 `slot_full`. When places are freed (a cancellation, a reschedule away or a smaller party, a hold released or expired, a capacity raised), they are offered in the same transaction (or, for an expiry, within a second): entries are taken in the order they joined, and each one whose party fits in the places free gets an **offer**, a hold of its own for `offer_expires_in_seconds` (60 to 1,800; 600 when left out), announced as the event `waitlist.offered` (webhooks, `GET /v1/booking_events`, subscriptions). An entry larger than what is free keeps its place in line: later entries that fit are offered those places meanwhile, and it is offered first once enough are free.
          *
          *     Book an offer with `POST /v1/bookings` and `{ "hold_id": offer.hold_id }` (the entry's customer is used when `customer` is left out). An offer not booked by its `expires_at` expires the entry, and its places go to the next entries. If places are free when the entry is made, it is answered already `offered`.
+         *
+         *     `Idempotency-Key` is honoured for 24 h per account, as on `POST /v1/bookings`: the same key with the same body answers 201 again with the entry the first request made, as it is now, making no other; with another body, or one sent to another create, it gives 422 `idempotency_key_reused`. A retry sent while the first request is still running waits for it. Only successful creates are remembered.
          *
          *     Needs the `bookings:write` scope or the `bookings:book` scope (`admin` has every scope).
          *
@@ -2443,7 +2447,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `idempotency_key_reused`: the `Idempotency-Key` came before with another body. */
+            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `idempotency_key_reused`: the `Idempotency-Key` came before with another body (or on another create). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2646,7 +2650,10 @@ export interface operations {
     createHold: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters chosen by the client, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2690,7 +2697,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slot_full`: the slot has fewer places left than `party_size`. */
+            /** @description `slot_full`: the slot has fewer places left than `party_size`. `idempotency_key_in_use`: in the rare case that an earlier request with the key vanished mid-way. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2701,7 +2708,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `too_many_holds`: the account has 1,000 holds held already (its waitlist offers included), or the booking widget token 100. */
+            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `too_many_holds`: the account has 1,000 holds held already (its waitlist offers included), or the booking widget token 100. `idempotency_key_reused`: the `Idempotency-Key` came before with another body (or on another create). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3129,7 +3136,10 @@ export interface operations {
     createWaitlistEntry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters chosen by the client, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3197,9 +3207,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `idempotency_key_in_use`: in the rare case that an earlier request with the key vanished mid-way. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `too_many_waitlist_entries`: the account has 1,000 entries waiting or offered already. */
+            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `too_many_waitlist_entries`: the account has 1,000 entries waiting or offered already. `idempotency_key_reused`: the `Idempotency-Key` came before with another body (or on another create). */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -6,7 +6,7 @@ import { entityTag } from '../rest/conditional.js';
 import { AppError, notFound, validationFailed } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { parseInput } from '../shared/validation.js';
-import { earlierAttempt, idempotencyWindowMs, isUniqueViolation, requestHashOf, storedBooking } from './idempotency.js';
+import { bookingRequestHash, createWithKey, firstBookingAnswer, storedBooking } from './idempotency.js';
 import { checkPartySize, checkSlot, endOf, findServiceOrFail, movePlaces, releasePlaces, reservePlaces } from './places.js';
 import { bookingRepresentation } from './representation.js';
 import { accountOf } from './service.js';
@@ -60,23 +60,9 @@ function actorOf(context: Context): string {
 export async function createBooking(context: Context, rawInput: unknown, idempotencyKey: string | null): Promise<{ booking: Booking; replayed: boolean }> {
   const accountId = accountOf(context);
   const input = parseInput(createBookingSchema(context.services.clock()), rawInput);
-  if (idempotencyKey !== null && !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey)) {
-    throw validationFailed([{ field: 'idempotencyKey', code: 'invalid', message: 'Use 1 to 255 visible ASCII characters.' }]);
-  }
-  const requestHash = requestHashOf(input);
-  if (idempotencyKey) {
-    const earlier = await earlierAttempt(context, accountId, idempotencyKey, requestHash);
-    if (earlier) return { booking: earlier, replayed: true };
-  }
-  try {
-    const booking = await commitChange(context, async (tx, now, record) => {
-      const bookingId = newId('booking');
-      if (idempotencyKey) {
-        // Claiming the key first makes a concurrent retry wait on this row, then replay our result.
-        await tx.idempotencyKey.create({
-          data: { accountId, key: idempotencyKey, requestHash, bookingId, expiresAt: new Date(now.getTime() + idempotencyWindowMs) },
-        });
-      }
+  const { created, replayed } = await createWithKey(context, idempotencyKey, bookingRequestHash(input), firstBookingAnswer, (key) =>
+    commitChange(context, async (tx, now, record) => {
+      await key.claim(tx, now);
       const held = input.holdId === undefined ? undefined : await takeHold(tx, holdOwnerOf(context), input.holdId, now);
       const slot = held ? held.hold : { serviceId: input.serviceId!, startTime: input.startTime!, partySize: input.partySize ?? 1 };
       const service = await findServiceOrFail(tx, slot.serviceId);
@@ -87,9 +73,9 @@ export async function createBooking(context: Context, rawInput: unknown, idempot
       }
       const customer = input.customer ?? held?.customer;
       if (!customer) throw validationFailed([{ field: 'customer', code: 'required', message: 'customer is required: this hold was not offered to a waitlist entry.' }]);
-      const created = await tx.booking.create({
+      const booking = await tx.booking.create({
         data: {
-          id: bookingId,
+          id: newId('booking'),
           accountId,
           serviceId: service.id,
           startTime: slot.startTime,
@@ -102,24 +88,12 @@ export async function createBooking(context: Context, rawInput: unknown, idempot
           updatedAt: now,
         },
       });
-      if (held) await recordHoldBooked(tx, record, held.hold, created, now);
-      if (idempotencyKey) {
-        await tx.idempotencyKey.update({
-          where: { accountId_key: { accountId, key: idempotencyKey } },
-          data: { createdBooking: storedBooking(created) },
-        });
-      }
-      return { booking: created, event: 'booking.created', placesOf: [service.id] };
-    });
-    return { booking, replayed: false };
-  } catch (error) {
-    if (idempotencyKey && isUniqueViolation(error)) {
-      const earlier = await earlierAttempt(context, accountId, idempotencyKey, requestHash);
-      if (earlier) return { booking: earlier, replayed: true };
-      throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress.');
-    }
-    throw error;
-  }
+      if (held) await recordHoldBooked(tx, record, held.hold, booking, now);
+      await key.keep(tx, booking.id, storedBooking(booking));
+      return { booking, event: 'booking.created', placesOf: [service.id] };
+    }),
+  );
+  return { booking: created, replayed };
 }
 
 /** Changes a booking; with `expectedVersion` (If-Match, GraphQL `version`), only while it is still at that version. */

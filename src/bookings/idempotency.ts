@@ -1,20 +1,31 @@
 import { createHash } from 'node:crypto';
-import { Prisma, type Booking } from '../generated/prisma/client.js';
+import { Prisma, type Booking, type IdempotencyKey } from '../generated/prisma/client.js';
 import type { Context } from '../graphql/context.js';
-import { AppError } from '../shared/errors.js';
+import { AppError, validationFailed } from '../shared/errors.js';
+import { accountOf } from './service.js';
+import type { Tx } from './transaction.js';
 import type { CreateBookingInput } from './validation.js';
 
-/** Idempotency-Key: what a create with a key answered, kept for a day so a retry replays it. */
+/**
+ * Idempotency-Key on the creates (bookings, holds, waitlist entries): what a create with a key made,
+ * kept for a day so a retry replays it instead of making another. Keys are the account's, across
+ * the creates: a key sent again with another request (another create among them) is refused.
+ */
 
 export const idempotencyWindowMs = 24 * 3_600_000;
 
-export function requestHashOf(input: CreateBookingInput): string {
+/** A request's fingerprint under a key: the create's name and its parsed input, in a fixed order. */
+export function requestHash(create: string, fields: readonly unknown[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify([create, ...fields]))
+    .digest('hex');
+}
+
+/** A booking create's fingerprint, in the forms keys were stored with before the other creates took keys, so those still replay. */
+export function bookingRequestHash(input: CreateBookingInput): string {
   const customer = input.customer ? [input.customer.name, input.customer.email] : [];
-  if (input.holdId !== undefined)
-    return createHash('sha256')
-      .update(JSON.stringify(['hold', input.holdId, ...customer]))
-      .digest('hex');
-  // A party of one hashes as before party sizes existed, so keys sent across the upgrade still replay.
+  if (input.holdId !== undefined) return requestHash('hold', [input.holdId, ...customer]);
+  // A party of one hashes as before party sizes existed.
   const party = (input.partySize ?? 1) === 1 ? [] : [input.partySize];
   return createHash('sha256')
     .update(JSON.stringify([input.serviceId, input.startTime?.toISOString(), ...customer, ...party]))
@@ -52,20 +63,74 @@ function bookingFromStore(stored: StoredBooking): Booking {
   };
 }
 
-/**
- * What a previous request with the same Idempotency-Key answered, if it still counts: the booking
- * as that request created it, whatever changed since.
- */
-export async function earlierAttempt(context: Context, accountId: string, key: string, requestHash: string): Promise<Booking | null> {
+/** What a create does with its key, in its own transaction; nothing without a key. */
+export interface KeyUse {
+  /** Claims the key, first thing: a concurrent retry waits on its row, then replays what this create made. */
+  claim(tx: Tx, now: Date): Promise<void>;
+  /** Records what the create made: its id, and, where a replay answers as first sent (bookings), its row. */
+  keep(tx: Tx, createdId: string, firstAnswer?: Prisma.InputJsonValue): Promise<void>;
+}
+
+const unkeyed: KeyUse = { claim: async () => undefined, keep: async () => undefined };
+
+function stillInProgress(): AppError {
+  return new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress.');
+}
+
+/** The record of an earlier request with `key` that still counts; 422 when it was another request, 409 while it has not finished. */
+async function earlierRecord(context: Context, accountId: string, key: string, hash: string): Promise<IdempotencyKey | null> {
   const record = await context.prisma.idempotencyKey.findUnique({ where: { accountId_key: { accountId, key } } });
   if (!record) return null;
   if (record.expiresAt <= context.services.clock()) {
     await context.prisma.idempotencyKey.deleteMany({ where: { accountId, key, expiresAt: { lte: context.services.clock() } } });
     return null;
   }
-  if (record.requestHash !== requestHash) {
+  if (record.requestHash !== hash) {
     throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
   }
-  if (!record.createdBooking) throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress.');
+  if (record.createdId === null) throw stillInProgress();
+  return record;
+}
+
+/**
+ * Runs a create under an Idempotency-Key (as it is without one). The first request with a key runs
+ * `create`, which claims the key and keeps what it made in its transaction (KeyUse); a later one with
+ * the same request answers `replay` of that record, within a day; with another request, 422.
+ */
+export async function createWithKey<T>(
+  context: Context,
+  key: string | null,
+  hash: string,
+  replay: (record: IdempotencyKey) => Promise<T> | T,
+  create: (key: KeyUse) => Promise<T>,
+): Promise<{ created: T; replayed: boolean }> {
+  if (key === null) return { created: await create(unkeyed), replayed: false };
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw validationFailed([{ field: 'idempotencyKey', code: 'invalid', message: 'Use 1 to 255 visible ASCII characters.' }]);
+  }
+  const accountId = accountOf(context);
+  const earlier = await earlierRecord(context, accountId, key, hash);
+  if (earlier) return { created: await replay(earlier), replayed: true };
+  const use: KeyUse = {
+    claim: async (tx, now) => {
+      await tx.idempotencyKey.create({ data: { accountId, key, requestHash: hash, expiresAt: new Date(now.getTime() + idempotencyWindowMs) } });
+    },
+    keep: async (tx, createdId, firstAnswer) => {
+      await tx.idempotencyKey.update({ where: { accountId_key: { accountId, key } }, data: { createdId, ...(firstAnswer === undefined ? {} : { createdBooking: firstAnswer }) } });
+    },
+  };
+  try {
+    return { created: await create(use), replayed: false };
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const concurrent = await earlierRecord(context, accountId, key, hash);
+    if (concurrent) return { created: await replay(concurrent), replayed: true };
+    throw stillInProgress();
+  }
+}
+
+/** A booking's replay: the booking as the first request created it, whatever changed since. */
+export function firstBookingAnswer(record: IdempotencyKey): Booking {
+  if (!record.createdBooking) throw stillInProgress();
   return bookingFromStore(record.createdBooking as StoredBooking);
 }

@@ -293,3 +293,84 @@ describe('waitlists', () => {
     expect(listed.data?.['waitlistEntries'].edges[0].node.status).toBe('OFFERED');
   });
 });
+
+describe('Idempotency-Key on holds and waitlist entries', () => {
+  it('answers a hold sent again with its key with the hold the first request placed, as it is now, placing no other', async () => {
+    const serviceId = await createService(server, 5);
+    const slot = futureSlot(60);
+    const body = { service_id: serviceId, start_time: slot, party_size: 2 };
+    const headers = { 'idempotency-key': 'hold-order-1' };
+    const first = await call('POST', '/v1/holds', body, headers);
+    expect(first.status).toBe(201);
+    const again = await call('POST', '/v1/holds', body, headers);
+    expect({ status: again.status, id: again.body.id }).toEqual({ status: 201, id: first.body.id });
+    expect(await remaining(serviceId, slot)).toBe(3);
+
+    expect((await call('DELETE', `/v1/holds/${first.body.id}`)).status).toBe(200);
+    const afterRelease = await call('POST', '/v1/holds', body, headers);
+    expect(afterRelease.body).toMatchObject({ id: first.body.id, status: 'released' });
+    expect(await remaining(serviceId, slot)).toBe(5);
+    expect(await server.prisma.hold.count({ where: { serviceId } })).toBe(1);
+  });
+
+  it('refuses a key sent again with another body, or to another create, with 422 idempotency_key_reused', async () => {
+    const serviceId = await createService(server, 5);
+    const slot = futureSlot(61);
+    const headers = { 'idempotency-key': 'hold-order-2' };
+    expect((await call('POST', '/v1/holds', { service_id: serviceId, start_time: slot, party_size: 2 }, headers)).status).toBe(201);
+    const otherParty = await call('POST', '/v1/holds', { service_id: serviceId, start_time: slot, party_size: 3 }, headers);
+    expect({ status: otherParty.status, code: otherParty.body.code }).toEqual({ status: 422, code: 'idempotency_key_reused' });
+    const otherCreate = await call('POST', '/v1/waitlist_entries', { service_id: serviceId, start_time: slot, party_size: 2, customer }, headers);
+    expect({ status: otherCreate.status, code: otherCreate.body.code }).toEqual({ status: 422, code: 'idempotency_key_reused' });
+    const booking = await call('POST', '/v1/bookings', { service_id: serviceId, start_time: slot, party_size: 2, customer }, headers);
+    expect({ status: booking.status, code: booking.body.code }).toEqual({ status: 422, code: 'idempotency_key_reused' });
+    expect(await remaining(serviceId, slot)).toBe(3);
+    // Keys are the account's: another account's key of the same name is its own.
+    const othersHold = await other('POST', '/v1/holds', { service_id: serviceId, start_time: slot, party_size: 1 }, headers);
+    expect(othersHold.status).toBe(201);
+    expect(await remaining(serviceId, slot)).toBe(2);
+  });
+
+  it('places one hold for eight requests sent at once with one key', async () => {
+    const serviceId = await createService(server, 5);
+    const slot = futureSlot(62);
+    const body = { service_id: serviceId, start_time: slot, party_size: 2 };
+    const responses = await Promise.all(Array.from({ length: 8 }, () => call('POST', '/v1/holds', body, { 'idempotency-key': 'hold-storm' })));
+    const placed = responses.filter((response) => response.status === 201);
+    expect(placed.length).toBeGreaterThan(0);
+    expect(new Set(placed.map((response) => response.body.id)).size).toBe(1);
+    for (const response of responses.filter((each) => each.status !== 201))
+      expect({ status: response.status, code: response.body.code }).toEqual({ status: 409, code: 'idempotency_key_in_use' });
+    expect(await server.prisma.hold.count({ where: { serviceId } })).toBe(1);
+    expect(await remaining(serviceId, slot)).toBe(3);
+  });
+
+  it('answers a waitlist entry sent again with its key with the entry the first request made, joining the line once', async () => {
+    const serviceId = await createService(server, 1);
+    const slot = futureSlot(63);
+    expect((await call('POST', '/v1/bookings', { service_id: serviceId, start_time: slot, customer })).status).toBe(201);
+    const body = { service_id: serviceId, start_time: slot, party_size: 1, customer };
+    const headers = { 'idempotency-key': 'line-order-1' };
+    const first = await call('POST', '/v1/waitlist_entries', body, headers);
+    expect(first).toMatchObject({ status: 201, body: { status: 'waiting' } });
+    const again = await call('POST', '/v1/waitlist_entries', body, headers);
+    expect({ status: again.status, id: again.body.id }).toEqual({ status: 201, id: first.body.id });
+    const otherCustomer = await call('POST', '/v1/waitlist_entries', { ...body, customer: { name: 'Grace Hopper', email: 'grace@example.com' } }, headers);
+    expect({ status: otherCustomer.status, code: otherCustomer.body.code }).toEqual({ status: 422, code: 'idempotency_key_reused' });
+    expect(await server.prisma.waitlistEntry.count({ where: { serviceId } })).toBe(1);
+  });
+
+  it("is createHold's idempotencyKey argument over GraphQL", async () => {
+    const serviceId = await createService(server, 5);
+    const slot = futureSlot(64);
+    const mutation = 'mutation ($input: CreateHoldInput!, $key: String) { createHold(input: $input, idempotencyKey: $key) { id status } }';
+    const variables = { input: { serviceId, startTime: slot, partySize: 1 }, key: 'graphql-hold-1' };
+    const first = await graphql(call, mutation, variables);
+    const again = await graphql(call, mutation, variables);
+    expect(first.data?.['createHold'].id).toMatch(/^hold_/);
+    expect(again.data?.['createHold']).toEqual(first.data?.['createHold']);
+    const malformed = await graphql(call, mutation, { ...variables, key: 'not a key' });
+    expect(malformed.errors?.[0]?.extensions).toMatchObject({ code: 'validation_failed' });
+    expect(await remaining(serviceId, slot)).toBe(4);
+  });
+});

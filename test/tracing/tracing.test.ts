@@ -160,6 +160,17 @@ describe('tracing a subscription', () => {
   let subscriber: Client | undefined;
   afterAll(() => subscriber?.dispose());
 
+  /** Subscribes over graphql-ws (through `webSocketImpl`) with the test's key: the ids of the events it streams, in order. */
+  function watchBookingEvents(query: string, variables: Record<string, unknown>, webSocketImpl: unknown): string[] {
+    subscriber = createClient({ url: `${server.url.replace('http', 'ws')}/graphql`, webSocketImpl, connectionParams: { authorization: `Bearer ${apiKey}` }, retryAttempts: 0 });
+    const streamed: string[] = [];
+    subscriber.subscribe<{ bookingEvents: { id: string } }>(
+      { query, variables },
+      { next: ({ data }) => void streamed.push(data!.bookingEvents.id), error: (error) => streamed.push(`error: ${JSON.stringify(error)}`), complete: () => undefined },
+    );
+    return streamed;
+  }
+
   it('is a SERVER span of its own, each event sent a span under it linked to the request that logged the event', async () => {
     const before = await book(20);
     const replayedId = (await server.prisma.bookingEvent.findFirstOrThrow({ where: { bookingId: before.body.id } })).id;
@@ -167,24 +178,14 @@ describe('tracing a subscription', () => {
       where: { seq: { lt: (await server.prisma.bookingEvent.findUniqueOrThrow({ where: { id: replayedId } })).seq } },
       orderBy: { seq: 'desc' },
     });
-    subscriber = createClient({
-      url: `${server.url.replace('http', 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${apiKey}` },
-      retryAttempts: 0,
-    });
-    const streamed: string[] = [];
-    subscriber.subscribe<{ bookingEvents: { id: string } }>(
-      { query: 'subscription WatchBookings($after: ID) { bookingEvents(after: $after) { id } }', variables: { after: earlier.id } },
-      { next: ({ data }) => void streamed.push(data!.bookingEvents.id), error: (error) => streamed.push(`error: ${JSON.stringify(error)}`), complete: () => undefined },
-    );
+    const streamed = watchBookingEvents('subscription WatchBookings($after: ID) { bookingEvents(after: $after) { id } }', { after: earlier.id }, WebSocket);
     // The replayed event proves the subscription is live; the next one comes from the create below.
     await until(() => streamed.length >= 1, 'the replayed event', 10_000);
     const created = await book(21);
     await until(() => streamed.length >= 2, 'the live event', 10_000);
     const liveId = (await server.prisma.bookingEvent.findFirstOrThrow({ where: { bookingId: created.body.id } })).id;
     expect(streamed).toEqual([replayedId, liveId]);
-    await subscriber.dispose();
+    await subscriber!.dispose();
     subscriber = undefined;
 
     const createSpan = await serverSpanOf(created);
@@ -211,17 +212,7 @@ describe('tracing a subscription', () => {
         super(address, protocols, { headers: { traceparent: `00-${traceId}-${clientSpanId}-01` } });
       }
     }
-    subscriber = createClient({
-      url: `${server.url.replace('http', 'ws')}/graphql`,
-      webSocketImpl: TracedSocket,
-      connectionParams: { authorization: `Bearer ${apiKey}` },
-      retryAttempts: 0,
-    });
-    const streamed: string[] = [];
-    subscriber.subscribe<{ bookingEvents: { id: string } }>(
-      { query: 'subscription TracedWatch { bookingEvents { id } }' },
-      { next: ({ data }) => void streamed.push(data!.bookingEvents.id), error: (error) => streamed.push(`error: ${JSON.stringify(error)}`), complete: () => undefined },
-    );
+    const streamed = watchBookingEvents('subscription TracedWatch { bookingEvents { id } }', {}, TracedSocket);
     // No replay without `after`: booking until an event arrives proves the subscription is live.
     for (let day = 40; streamed.length === 0; day++) {
       if (day > 60) throw new Error('no event reached the traced subscription');
@@ -229,7 +220,7 @@ describe('tracing a subscription', () => {
       await until(() => streamed.length > 0, 'an event on the traced subscription', 1_000).catch(() => undefined);
     }
     expect(streamed[0]).toMatch(/^msg_/);
-    await subscriber.dispose();
+    await subscriber!.dispose();
     subscriber = undefined;
 
     await until(

@@ -152,35 +152,42 @@ const CreateWaitlistEntryInput = builder.inputType('CreateWaitlistEntryInput', {
   }),
 });
 
-builder.mutationFields((t) => ({
-  createHold: t.prismaField({
-    type: 'Hold',
-    ...visitorWrite,
-    description: 'Keeps places of a slot while a customer completes a booking (createBooking with holdId); slot_full when they are not free.',
-    args: { input: t.arg({ type: CreateHoldInput, required: true }) },
-    resolve: async (query, _root, args, context) => context.prisma.hold.findUniqueOrThrow({ ...query, where: { id: (await createHold(context, args.input)).id } }),
-  }),
-  releaseHold: t.prismaField({
-    type: 'Hold',
-    ...visitorWrite,
-    description: "Gives the hold's places back now (offered to the slot's waitlist); a hold no longer held is answered as it is.",
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (query, _root, args, context) => context.prisma.hold.findUniqueOrThrow({ ...query, where: { id: (await releaseHold(context, String(args.id))).id } }),
-  }),
-  createWaitlistEntry: t.prismaField({
-    type: 'WaitlistEntry',
-    ...visitorWrite,
-    description: 'Joins the line for a slot; if places are free for it now, the entry is answered already offered a hold.',
-    args: { input: t.arg({ type: CreateWaitlistEntryInput, required: true }) },
-    resolve: async (query, _root, args, context) =>
-      context.prisma.waitlistEntry.findUniqueOrThrow({ ...query, where: { id: (await createWaitlistEntry(context, args.input)).id } }),
-  }),
-  withdrawWaitlistEntry: t.prismaField({
-    type: 'WaitlistEntry',
-    authScopes: { scope: 'bookings:write' },
-    description: "Leaves the line; an offered entry's hold is released and offered to the next. An entry no longer waiting or offered is answered as it is.",
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (query, _root, args, context) =>
-      context.prisma.waitlistEntry.findUniqueOrThrow({ ...query, where: { id: (await withdrawWaitlistEntry(context, String(args.id))).id } }),
-  }),
-}));
+builder.mutationFields((t) => {
+  /** A create's Idempotency-Key: a retry answers what the first request made, as it is now. */
+  const idempotencyKey = t.arg.string({
+    description: 'Answers what the first request made, as it is now, when sent again with the same input within 24 h; another input with it is refused.',
+  });
+  return {
+    createHold: t.prismaField({
+      type: 'Hold',
+      ...visitorWrite,
+      description: 'Keeps places of a slot while a customer completes a booking (createBooking with holdId); slot_full when they are not free.',
+      args: { input: t.arg({ type: CreateHoldInput, required: true }), idempotencyKey },
+      resolve: async (query, _root, args, context) =>
+        context.prisma.hold.findUniqueOrThrow({ ...query, where: { id: (await createHold(context, args.input, args.idempotencyKey ?? null)).id } }),
+    }),
+    releaseHold: t.prismaField({
+      type: 'Hold',
+      ...visitorWrite,
+      description: "Gives the hold's places back now (offered to the slot's waitlist); a hold no longer held is answered as it is.",
+      args: { id: t.arg.id({ required: true }) },
+      resolve: async (query, _root, args, context) => context.prisma.hold.findUniqueOrThrow({ ...query, where: { id: (await releaseHold(context, String(args.id))).id } }),
+    }),
+    createWaitlistEntry: t.prismaField({
+      type: 'WaitlistEntry',
+      ...visitorWrite,
+      description: 'Joins the line for a slot; if places are free for it now, the entry is answered already offered a hold.',
+      args: { input: t.arg({ type: CreateWaitlistEntryInput, required: true }), idempotencyKey },
+      resolve: async (query, _root, args, context) =>
+        context.prisma.waitlistEntry.findUniqueOrThrow({ ...query, where: { id: (await createWaitlistEntry(context, args.input, args.idempotencyKey ?? null)).id } }),
+    }),
+    withdrawWaitlistEntry: t.prismaField({
+      type: 'WaitlistEntry',
+      authScopes: { scope: 'bookings:write' },
+      description: "Leaves the line; an offered entry's hold is released and offered to the next. An entry no longer waiting or offered is answered as it is.",
+      args: { id: t.arg.id({ required: true }) },
+      resolve: async (query, _root, args, context) =>
+        context.prisma.waitlistEntry.findUniqueOrThrow({ ...query, where: { id: (await withdrawWaitlistEntry(context, String(args.id))).id } }),
+    }),
+  };
+});

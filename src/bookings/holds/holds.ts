@@ -6,6 +6,7 @@ import { parseInput } from '../../shared/validation.js';
 import { checkPartySize, checkSlot, confirmHeldPlaces, findServiceOrFail } from '../places.js';
 import { accountOf } from '../service.js';
 import { inBookingTransaction, type ChangeRecord, type Tx } from '../transaction.js';
+import { createWithKey, requestHash } from '../idempotency.js';
 import { createHoldSchema } from '../validation.js';
 import { holdStatus, lockHold, placeHold, type HoldOwner } from './hold.js';
 import { endHold } from './offers.js';
@@ -23,37 +24,46 @@ export const maxHeldHoldsPerAccount = 1000;
 /** Holds one booking widget token may have held at once: visitors of a public page cannot use up the account's. */
 export const maxHeldHoldsPerWidgetToken = 100;
 
-export async function createHold(context: Context, rawInput: unknown): Promise<Hold> {
+/** Places a hold; a retry with the create's Idempotency-Key answers the hold the first request placed, as it is now. */
+export async function createHold(context: Context, rawInput: unknown, idempotencyKey: string | null): Promise<Hold> {
   const owner = holdOwnerOf(context);
   const input = parseInput(createHoldSchema(context.services.clock()), rawInput);
-  return inBookingTransaction(context, async (tx, now, record) => {
-    const held = await tx.hold.count({ where: { accountId: owner.accountId, status: 'held', expiresAt: { gt: now } } });
-    if (held >= maxHeldHoldsPerAccount) {
-      throw new AppError('too_many_holds', `This account holds ${held} slots' places already, the most it may; book or release some first.`);
-    }
-    if (owner.createdBy !== undefined) {
-      const heldByToken = await tx.hold.count({ where: { createdBy: owner.createdBy, status: 'held', expiresAt: { gt: now } } });
-      if (heldByToken >= maxHeldHoldsPerWidgetToken) {
-        throw new AppError('too_many_holds', `This widget token holds ${heldByToken} slots' places already, the most one may; try again once some are booked or have expired.`);
+  const hash = requestHash('createHold', [input.serviceId, input.startTime.toISOString(), input.partySize, input.expiresInSeconds]);
+  const replay = (record: { createdId: string | null }) => context.prisma.hold.findUniqueOrThrow({ where: { id: record.createdId! } });
+  const { created } = await createWithKey(context, idempotencyKey, hash, replay, (key) =>
+    inBookingTransaction(context, async (tx, now, record) => {
+      await key.claim(tx, now);
+      const held = await tx.hold.count({ where: { accountId: owner.accountId, status: 'held', expiresAt: { gt: now } } });
+      if (held >= maxHeldHoldsPerAccount) {
+        throw new AppError('too_many_holds', `This account holds ${held} slots' places already, the most it may; book or release some first.`);
       }
-    }
-    const service = await findServiceOrFail(tx, input.serviceId);
-    checkSlot(service, input.startTime, now);
-    checkPartySize(service, input.partySize);
-    return placeHold(
-      tx,
-      record,
-      {
-        accountId: owner.accountId,
-        createdBy: credentialIdOf(context.principal!),
-        service,
-        startTime: input.startTime,
-        partySize: input.partySize,
-        lifetimeSeconds: input.expiresInSeconds,
-      },
-      now,
-    );
-  });
+      if (owner.createdBy !== undefined) {
+        const heldByToken = await tx.hold.count({ where: { createdBy: owner.createdBy, status: 'held', expiresAt: { gt: now } } });
+        if (heldByToken >= maxHeldHoldsPerWidgetToken) {
+          throw new AppError('too_many_holds', `This widget token holds ${heldByToken} slots' places already, the most one may; try again once some are booked or have expired.`);
+        }
+      }
+      const service = await findServiceOrFail(tx, input.serviceId);
+      checkSlot(service, input.startTime, now);
+      checkPartySize(service, input.partySize);
+      const hold = await placeHold(
+        tx,
+        record,
+        {
+          accountId: owner.accountId,
+          createdBy: credentialIdOf(context.principal!),
+          service,
+          startTime: input.startTime,
+          partySize: input.partySize,
+          lifetimeSeconds: input.expiresInSeconds,
+        },
+        now,
+      );
+      await key.keep(tx, hold.id);
+      return hold;
+    }),
+  );
+  return created;
 }
 
 export async function findOwnHold(context: Context, id: string): Promise<Hold> {

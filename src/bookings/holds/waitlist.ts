@@ -6,6 +6,7 @@ import { parseInput } from '../../shared/validation.js';
 import { checkPartySize, checkSlot, findServiceOrFail, lockSlot } from '../places.js';
 import { accountOf } from '../service.js';
 import { inBookingTransaction } from '../transaction.js';
+import { createWithKey, requestHash } from '../idempotency.js';
 import { createWaitlistEntrySchema } from '../validation.js';
 import { holdStatus } from './hold.js';
 import { endHold, offerFreedPlaces } from './offers.js';
@@ -20,37 +21,51 @@ export const maxOpenWaitlistEntriesPerAccount = 1000;
  * the earliest entries that fit (this one too, if none before it does): joining a line with room
  * answers an entry already offered a hold.
  */
-export async function createWaitlistEntry(context: Context, rawInput: unknown): Promise<WaitlistEntry> {
+export async function createWaitlistEntry(context: Context, rawInput: unknown, idempotencyKey: string | null): Promise<WaitlistEntry> {
   const accountId = accountOf(context);
   const input = parseInput(createWaitlistEntrySchema(context.services.clock()), rawInput);
-  return inBookingTransaction(context, async (tx, now, record) => {
-    const open = await tx.waitlistEntry.count({ where: { accountId, OR: [waitlistStatusWhere('waiting', now), waitlistStatusWhere('offered', now)] } });
-    if (open >= maxOpenWaitlistEntriesPerAccount) {
-      throw new AppError('too_many_waitlist_entries', `This account has ${open} waitlist entries open, the most it may; withdraw some first.`);
-    }
-    const service = await findServiceOrFail(tx, input.serviceId);
-    checkSlot(service, input.startTime, now);
-    checkPartySize(service, input.partySize);
-    // Joined under the slot's lock: the place in line is drawn in the order joins take the lock, and
-    // an entry before this one is committed, so offers made below see it.
-    await lockSlot(tx, service.id, input.startTime);
-    const { id } = await tx.waitlistEntry.create({
-      data: {
-        id: newId('waitlistEntry'),
-        accountId,
-        serviceId: service.id,
-        startTime: input.startTime,
-        partySize: input.partySize,
-        customerName: input.customer.name,
-        customerEmail: input.customer.email,
-        offerSeconds: input.offerExpiresInSeconds,
-        createdAt: now,
-        updatedAt: now,
-      },
-    });
-    await offerFreedPlaces(tx, record, service.id, input.startTime, now);
-    return tx.waitlistEntry.findUniqueOrThrow({ where: { id } });
-  });
+  const hash = requestHash('createWaitlistEntry', [
+    input.serviceId,
+    input.startTime.toISOString(),
+    input.partySize,
+    input.customer.name,
+    input.customer.email,
+    input.offerExpiresInSeconds,
+  ]);
+  const replay = (record: { createdId: string | null }) => context.prisma.waitlistEntry.findUniqueOrThrow({ where: { id: record.createdId! } });
+  const { created } = await createWithKey(context, idempotencyKey, hash, replay, (key) =>
+    inBookingTransaction(context, async (tx, now, record) => {
+      await key.claim(tx, now);
+      const open = await tx.waitlistEntry.count({ where: { accountId, OR: [waitlistStatusWhere('waiting', now), waitlistStatusWhere('offered', now)] } });
+      if (open >= maxOpenWaitlistEntriesPerAccount) {
+        throw new AppError('too_many_waitlist_entries', `This account has ${open} waitlist entries open, the most it may; withdraw some first.`);
+      }
+      const service = await findServiceOrFail(tx, input.serviceId);
+      checkSlot(service, input.startTime, now);
+      checkPartySize(service, input.partySize);
+      // Joined under the slot's lock: the place in line is drawn in the order joins take the lock, and
+      // an entry before this one is committed, so offers made below see it.
+      await lockSlot(tx, service.id, input.startTime);
+      const { id } = await tx.waitlistEntry.create({
+        data: {
+          id: newId('waitlistEntry'),
+          accountId,
+          serviceId: service.id,
+          startTime: input.startTime,
+          partySize: input.partySize,
+          customerName: input.customer.name,
+          customerEmail: input.customer.email,
+          offerSeconds: input.offerExpiresInSeconds,
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+      await offerFreedPlaces(tx, record, service.id, input.startTime, now);
+      await key.keep(tx, id);
+      return tx.waitlistEntry.findUniqueOrThrow({ where: { id } });
+    }),
+  );
+  return created;
 }
 
 export async function findOwnWaitlistEntry(context: Context, id: string): Promise<WaitlistEntry> {

@@ -175,6 +175,15 @@ const waitlistEntryId = "A `wle_…` id of the caller's account; any other gives
 const ifMatch =
   'The `ETag` a GET of the booking answered (or `*`, any): if the booking changed since, 412 `precondition_failed` and nothing changes. Compared strongly: a weak tag never matches.';
 const endpointId = "A `we_…` id of the caller's account; any other (or a deleted one) gives 404.";
+const idempotencyKeyParameter = '1 to 255 visible ASCII characters chosen by the client, e.g. a UUID.';
+const idempotencyKeyErrors = {
+  idempotency_key_in_use: 'in the rare case that an earlier request with the key vanished mid-way.',
+  idempotency_key_reused: 'the `Idempotency-Key` came before with another body (or on another create).',
+};
+/** A hold's or a waitlist entry's create under an Idempotency-Key: its answers are always read as the record stands. */
+function replayedAsItIsNow(what: 'hold' | 'entry'): string {
+  return `\`Idempotency-Key\` is honoured for 24 h per account, as on \`POST /v1/bookings\`: the same key with the same body answers 201 again with the ${what} the first request made, as it is now, making no other; with another body, or one sent to another create, it gives 422 \`idempotency_key_reused\`. A retry sent while the first request is still running waits for it. Only successful creates are remembered.`;
+}
 const usageRange = { from: 'Start of the range, inclusive.', to: 'End of the range, exclusive; after `from`.' };
 
 /** What every webhook request of the document shares: no credential but the signature headers, a JSON body of `schema`, and what answers mean. */
@@ -224,12 +233,11 @@ const v1: DocumentProse = {
         '`Idempotency-Key` is honoured for 24 h per account: the same key with the same body answers 201 again with the first answer as it was sent (later changes to the booking do not show) and `Idempotent-Replayed: true`, creating nothing; with another body it gives 422 `idempotency_key_reused`. A retry sent while the first request is still running waits for it and replays its result. Only successful creates are remembered, so a retry after an error (such as `slot_full`) runs again.',
       ].join('\n'),
       response: 'The booking, `confirmed`.',
-      parameters: { 'Idempotency-Key': '1 to 255 visible ASCII characters chosen by the client, e.g. a UUID.' },
+      parameters: { 'Idempotency-Key': idempotencyKeyParameter },
       errors: {
         slot_full: 'the slot has fewer places left than `party_size`.',
         hold_expired: 'the `hold_id` names a hold that expired, was released or was booked already.',
-        idempotency_key_in_use: 'in the rare case that an earlier request with the key vanished mid-way.',
-        idempotency_key_reused: 'the `Idempotency-Key` came before with another body.',
+        ...idempotencyKeyErrors,
       },
       requestExample: {
         service_id: 'svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc',
@@ -288,11 +296,15 @@ const v1: DocumentProse = {
         "Keeps `party_size` places of a slot for `expires_in_seconds` (60 to 1,800; 600 when left out) while a customer completes a booking: they count against the slot's capacity exactly as a booking's do, taken under the same single conditional update, so holds and bookings together never exceed it. From `expires_at` on, the hold counts for nothing, whatever runs later: availability's `remaining` goes back up at that instant.",
         '',
         'Book it with `POST /v1/bookings` and `{ "hold_id": "hold_…", "customer": { … } }`: the booking takes the held places with no new capacity check that could fail, or gives 409 `hold_expired` once the hold has expired or was released.',
+        '',
+        replayedAsItIsNow('hold'),
       ].join('\n'),
       response: 'The hold, `held`, with `expires_at`.',
+      parameters: { 'Idempotency-Key': idempotencyKeyParameter },
       errors: {
         slot_full: 'the slot has fewer places left than `party_size`.',
         too_many_holds: 'the account has 1,000 holds held already (its waitlist offers included), or the booking widget token 100.',
+        ...idempotencyKeyErrors,
       },
       requestExample: { service_id: 'svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc', start_time: '2027-10-31T19:00:00Z', party_size: 2, expires_in_seconds: 300 },
     },
@@ -321,9 +333,12 @@ const v1: DocumentProse = {
         'Adds an entry to the line for a slot, typically one that answered 409 `slot_full`. When places are freed (a cancellation, a reschedule away or a smaller party, a hold released or expired, a capacity raised), they are offered in the same transaction (or, for an expiry, within a second): entries are taken in the order they joined, and each one whose party fits in the places free gets an **offer**, a hold of its own for `offer_expires_in_seconds` (60 to 1,800; 600 when left out), announced as the event `waitlist.offered` (webhooks, `GET /v1/booking_events`, subscriptions). An entry larger than what is free keeps its place in line: later entries that fit are offered those places meanwhile, and it is offered first once enough are free.',
         '',
         'Book an offer with `POST /v1/bookings` and `{ "hold_id": offer.hold_id }` (the entry\'s customer is used when `customer` is left out). An offer not booked by its `expires_at` expires the entry, and its places go to the next entries. If places are free when the entry is made, it is answered already `offered`.',
+        '',
+        replayedAsItIsNow('entry'),
       ].join('\n'),
       response: 'The entry: `waiting`, or `offered` with its `offer`.',
-      errors: { too_many_waitlist_entries: 'the account has 1,000 entries waiting or offered already.' },
+      parameters: { 'Idempotency-Key': idempotencyKeyParameter },
+      errors: { too_many_waitlist_entries: 'the account has 1,000 entries waiting or offered already.', ...idempotencyKeyErrors },
       requestExample: {
         service_id: 'svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc',
         start_time: '2027-10-31T19:00:00Z',
