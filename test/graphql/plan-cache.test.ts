@@ -127,7 +127,8 @@ describe('kept query plans', () => {
     const run = async (schema: ReturnType<typeof eventsSchema>, document: DocumentNode, variableValues: Record<string, unknown>) => {
       statements = [];
       const result = await execute({ schema, document, variableValues, contextValue: { imagesPerEvent: 1 } });
-      return { result, statements };
+      // The query's own statements: the server's workers (webhook deliveries, say) may poll meanwhile.
+      return { result, statements: statements.filter((sql) => /"public"\."(events|images)"/.test(sql)) };
     };
     for (const [index, first] of [1, 2, 1, 2, 1].entries()) {
       const variables = { id: events[index % 2]!.id, first };
