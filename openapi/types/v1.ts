@@ -368,7 +368,7 @@ export interface paths {
          *
          *     Book it with `POST /v1/bookings` and `{ "hold_id": "hold_…", "customer": { … } }`: the booking takes the held places with no new capacity check that could fail, or gives 409 `hold_expired` once the hold has expired or was released.
          *
-         *     `Idempotency-Key` is honoured for 24 h per account, as on `POST /v1/bookings`: the same key with the same body answers 201 again with the hold the first request made, as it is now, making no other; with another body, or one sent to another create, it gives 422 `idempotency_key_reused`. A retry sent while the first request is still running waits for it. Only successful creates are remembered.
+         *     `Idempotency-Key` is honoured for 24 h per account (a booking widget token's keys are its own): the same key with the same body answers 201 again with the hold the first request made, as it is now (unlike a booking's replay, with no `Idempotent-Replayed` header), making no other; with another body, or one sent to another create, it gives 422 `idempotency_key_reused`. A retry sent while the first request is still running waits for it. Only successful creates are remembered.
          *
          *     Needs the `bookings:write` scope or the `bookings:book` scope (`admin` has every scope).
          *
@@ -551,7 +551,7 @@ export interface paths {
          *
          *     Book an offer with `POST /v1/bookings` and `{ "hold_id": offer.hold_id }` (the entry's customer is used when `customer` is left out). An offer not booked by its `expires_at` expires the entry, and its places go to the next entries. If places are free when the entry is made, it is answered already `offered`.
          *
-         *     `Idempotency-Key` is honoured for 24 h per account, as on `POST /v1/bookings`: the same key with the same body answers 201 again with the entry the first request made, as it is now, making no other; with another body, or one sent to another create, it gives 422 `idempotency_key_reused`. A retry sent while the first request is still running waits for it. Only successful creates are remembered.
+         *     `Idempotency-Key` is honoured for 24 h per account (a booking widget token's keys are its own): the same key with the same body answers 201 again with the entry the first request made, as it is now (unlike a booking's replay, with no `Idempotent-Replayed` header), making no other; with another body, or one sent to another create, it gives 422 `idempotency_key_reused`. A retry sent while the first request is still running waits for it. Only successful creates are remembered.
          *
          *     Needs the `bookings:write` scope or the `bookings:book` scope (`admin` has every scope).
          *

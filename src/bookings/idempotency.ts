@@ -73,8 +73,20 @@ export interface KeyUse {
 
 const unkeyed: KeyUse = { claim: async () => undefined, keep: async () => undefined };
 
-function stillInProgress(): AppError {
+export function stillInProgress(): AppError {
   return new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress.');
+}
+
+/** Thrown out of a create when its key was claimed meanwhile by a request that committed first. */
+class KeyTakenMeanwhile extends Error {}
+
+/**
+ * The key as stored: an API key's as sent (keys are the account's), a widget token's under the
+ * token's own name, so a public token can neither see what the account's servers made under a key
+ * nor spoil a key they will send, nor another token's.
+ */
+function storedKey(context: Context, key: string): string {
+  return context.principal?.kind === 'widget_token' ? `${context.principal.tokenId}:${key}` : key;
 }
 
 /** The record of an earlier request with `key` that still counts; 422 when it was another request, 409 while it has not finished. */
@@ -88,7 +100,6 @@ async function earlierRecord(context: Context, accountId: string, key: string, h
   if (record.requestHash !== hash) {
     throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
   }
-  if (record.createdId === null) throw stillInProgress();
   return record;
 }
 
@@ -109,21 +120,30 @@ export async function createWithKey<T>(
     throw validationFailed([{ field: 'idempotencyKey', code: 'invalid', message: 'Use 1 to 255 visible ASCII characters.' }]);
   }
   const accountId = accountOf(context);
-  const earlier = await earlierRecord(context, accountId, key, hash);
+  const stored = storedKey(context, key);
+  const earlier = await earlierRecord(context, accountId, stored, hash);
   if (earlier) return { created: await replay(earlier), replayed: true };
   const use: KeyUse = {
     claim: async (tx, now) => {
-      await tx.idempotencyKey.create({ data: { accountId, key, requestHash: hash, expiresAt: new Date(now.getTime() + idempotencyWindowMs) } });
+      try {
+        await tx.idempotencyKey.create({ data: { accountId, key: stored, requestHash: hash, expiresAt: new Date(now.getTime() + idempotencyWindowMs) } });
+      } catch (error) {
+        // Only this statement's unique violation is the key's: one elsewhere in the create is the create's own failure.
+        throw isUniqueViolation(error) ? new KeyTakenMeanwhile() : error;
+      }
     },
     keep: async (tx, createdId, firstAnswer) => {
-      await tx.idempotencyKey.update({ where: { accountId_key: { accountId, key } }, data: { createdId, ...(firstAnswer === undefined ? {} : { createdBooking: firstAnswer }) } });
+      await tx.idempotencyKey.update({
+        where: { accountId_key: { accountId, key: stored } },
+        data: { createdId, ...(firstAnswer === undefined ? {} : { createdBooking: firstAnswer }) },
+      });
     },
   };
   try {
     return { created: await create(use), replayed: false };
   } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    const concurrent = await earlierRecord(context, accountId, key, hash);
+    if (!(error instanceof KeyTakenMeanwhile)) throw error;
+    const concurrent = await earlierRecord(context, accountId, stored, hash);
     if (concurrent) return { created: await replay(concurrent), replayed: true };
     throw stillInProgress();
   }

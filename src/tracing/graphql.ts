@@ -1,6 +1,6 @@
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { IncomingHttpHeaders } from 'node:http';
-import { context, SpanKind, SpanStatusCode, trace, type Context as TraceContext, type Span, type Tracer } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context as TraceContext, type Span, type Tracer } from '@opentelemetry/api';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Context } from '../graphql/context.js';
 import type { LookupOutcome } from '../response-cache/response-cache.js';
@@ -39,12 +39,10 @@ function noteOperation(document: DocumentNode, operationName: string | null | un
 }
 
 /**
- * Runs a phase in a span of its own, under the operation's trace; `wrapped` may answer a promise
- * (execute). Outside any trace (a graphql-ws operation whose client sent none) or under a request's
- * span that is not recorded (unsampled), the phase runs as it is: its span would stand alone, or not be kept.
+ * Runs a phase in a span of its own under `parent`; `wrapped` may answer a promise (execute). With
+ * no parent, or under a request's span that is not recorded (unsampled), the phase runs as it is.
  */
-function inPhaseSpan(tracer: Tracer, name: string, operation: TracedContext, wrapped: () => unknown): unknown {
-  const parent = traceOf(operation);
+function inPhaseSpan(tracer: Tracer, name: string, parent: TraceContext | undefined, wrapped: () => unknown): unknown {
   if (!parent || !spansWithin(parent)) return wrapped();
   const span = tracer.startSpan(name, {}, parent);
   const finish = (error?: unknown) => endSpan(span, error);
@@ -88,9 +86,12 @@ export function useTracing(tracer: Tracer): Plugin<TracedContext> {
   const subscriptions = new WeakMap<object, Span>();
   return {
     instrumentation: {
-      parse: ({ context: operation }, wrapped) => void inPhaseSpan(tracer, 'graphql.parse', operation, wrapped),
-      validate: ({ context: operation }, wrapped) => void inPhaseSpan(tracer, 'graphql.validate', operation, wrapped),
-      execute: ({ context: operation }, wrapped) => inPhaseSpan(tracer, 'graphql.execute', operation, wrapped) as Promise<void>,
+      // Outside any trace (a graphql-ws operation whose client sent none), parse and validate run as
+      // they are rather than each start a trace; execute starts one, so a query or mutation over a
+      // socket is traced with its statements and the events it logs.
+      parse: ({ context: operation }, wrapped) => void inPhaseSpan(tracer, 'graphql.parse', traceOf(operation), wrapped),
+      validate: ({ context: operation }, wrapped) => void inPhaseSpan(tracer, 'graphql.validate', traceOf(operation), wrapped),
+      execute: ({ context: operation }, wrapped) => inPhaseSpan(tracer, 'graphql.execute', traceOf(operation) ?? ROOT_CONTEXT, wrapped) as Promise<void>,
       subscribe: ({ context: subscriber }, wrapped) => {
         const parent = traceOf(subscriber) ?? context.active();
         const span = tracer.startSpan('graphql.subscription', { kind: SpanKind.SERVER }, parent);

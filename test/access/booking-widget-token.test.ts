@@ -178,6 +178,32 @@ describe("a booking widget token's holds are its own", () => {
     expect(await server.prisma.hold.findUniqueOrThrow({ where: { id: tokenHold } })).toMatchObject({ createdBy: otherToken });
   });
 
+  it("keeps its Idempotency-Keys apart from other credentials': the same key places its own hold, replays only that, and spoils no key of theirs", async () => {
+    const { key } = await server.createKey({ accountId });
+    const otherToken = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+    const body = { service_id: serviceId, start_time: futureSlot(8), party_size: 1 };
+    const holdWithKey = async (credential: string, idempotencyKey: string, sent = body) =>
+      json(
+        await fetch(`${server.url}/v1/holds`, {
+          method: 'POST',
+          headers: bearer(credential, { origin: shop, 'content-type': 'application/json', 'idempotency-key': idempotencyKey }),
+          body: JSON.stringify(sent),
+        }),
+        201,
+      );
+    const byKey = await holdWithKey(key, 'checkout-1');
+    const byToken = await holdWithKey(bookingToken, 'checkout-1');
+    const byOtherToken = await holdWithKey(otherToken, 'checkout-1');
+    expect(new Set([byKey['id'], byToken['id'], byOtherToken['id']]).size).toBe(3);
+    expect(await server.prisma.hold.findUniqueOrThrow({ where: { id: String(byToken['id']) } })).toMatchObject({ createdBy: bookingToken });
+    expect((await holdWithKey(bookingToken, 'checkout-1'))['id']).toBe(byToken['id']);
+    expect((await holdWithKey(key, 'checkout-1'))['id']).toBe(byKey['id']);
+    // A visitor who sends a key first leaves the account's own request with that key unrefused.
+    const laterSlot = { ...body, start_time: futureSlot(8, 13) };
+    await holdWithKey(bookingToken, 'checkout-2', laterSlot);
+    expect((await holdWithKey(key, 'checkout-2', { ...laterSlot, party_size: 2 }))['party_size']).toBe(2);
+  });
+
   it(`holds at most ${maxHeldHoldsPerWidgetToken} at once (422 too_many_holds), so its visitors cannot use up the account's holds`, async () => {
     const token = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
     const expiresAt = new Date(Date.parse(futureSlot(6)) - 60_000);

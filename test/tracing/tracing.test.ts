@@ -64,6 +64,15 @@ async function serverSpanOf(response: { headers: Headers }): Promise<ReceivedSpa
   return find()!;
 }
 
+/** A WebSocket that sends `traceparent` with its upgrade request, as Node clients can (browsers cannot). */
+function socketSending(traceparent: string): unknown {
+  return class extends WebSocket {
+    constructor(address: string, protocols?: string | string[]) {
+      super(address, protocols, { headers: { traceparent } });
+    }
+  };
+}
+
 /** Every span below `root`, depth first. */
 function descendantsOf(root: ReceivedSpan): ReceivedSpan[] {
   return receiver.childrenOf(root).flatMap((child) => [child, ...descendantsOf(child)]);
@@ -206,13 +215,7 @@ describe('tracing a subscription', () => {
   it("continues the trace a graphql-ws client sent with its upgrade request: the operation's phases and its subscription", async () => {
     const traceId = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
     const clientSpanId = '0123456789abcdef';
-    // Node clients can send headers with the upgrade (browsers cannot): the W3C traceparent among them.
-    class TracedSocket extends WebSocket {
-      constructor(address: string, protocols?: string | string[]) {
-        super(address, protocols, { headers: { traceparent: `00-${traceId}-${clientSpanId}-01` } });
-      }
-    }
-    const streamed = watchBookingEvents('subscription TracedWatch { bookingEvents { id } }', {}, TracedSocket);
+    const streamed = watchBookingEvents('subscription TracedWatch { bookingEvents { id } }', {}, socketSending(`00-${traceId}-${clientSpanId}-01`));
     // No replay without `after`: booking until an event arrives proves the subscription is live.
     for (let day = 40; streamed.length === 0; day++) {
       if (day > 60) throw new Error('no event reached the traced subscription');
@@ -239,6 +242,59 @@ describe('tracing a subscription', () => {
       ['graphql.validate', clientSpanId],
     ]);
     expect(receiver.childrenOf(subscription).some((span) => span.name === 'graphql.subscription.event')).toBe(true);
+  });
+});
+
+describe('tracing a mutation over graphql-ws', () => {
+  /** Runs one operation on a socket of its own (opened through `webSocketImpl`) and gives its result. */
+  async function overSocket(webSocketImpl: unknown, query: string, variables: Record<string, unknown>): Promise<{ data?: Record<string, { booking: { id: string } }> }> {
+    const client = createClient({ url: `${server.url.replace('http', 'ws')}/graphql`, webSocketImpl, connectionParams: { authorization: `Bearer ${apiKey}` }, retryAttempts: 0 });
+    try {
+      return await new Promise((resolve, reject) => {
+        let result: unknown;
+        client.subscribe(
+          { query, variables },
+          { next: (value) => (result = value), error: reject, complete: () => resolve(result as { data?: Record<string, { booking: { id: string } }> }) },
+        );
+      });
+    } finally {
+      await client.dispose();
+    }
+  }
+  const mutation = 'mutation SocketBooking($input: CreateBookingInput!) { createBooking(input: $input) { booking { id } } }';
+  const input = (days: number) => ({ serviceId, startTime: futureSlot(days), customer });
+
+  /** The execute span of the create that made booking `bookingId`, found by its booking log append. */
+  async function executeSpanOf(bookingId: string): Promise<ReceivedSpan> {
+    const eventId = (await server.prisma.bookingEvent.findFirstOrThrow({ where: { bookingId } })).id;
+    await until(
+      () => {
+        void tracing.flush();
+        return receiver.spans.some((span) => span.name === 'booking log append' && span.attributes['hallowgate.event.id'] === eventId);
+      },
+      'the booking log append',
+      10_000,
+    );
+    const append = receiver.spans.find((span) => span.name === 'booking log append' && span.attributes['hallowgate.event.id'] === eventId)!;
+    const spans = receiver.trace(append.traceId);
+    let span = append;
+    while (span.name !== 'graphql.execute') span = spans.find((candidate) => candidate.spanId === span.parentSpanId)!;
+    return span;
+  }
+
+  it("is a trace of its own, from its execute span, when the socket's client sent none", async () => {
+    const result = await overSocket(WebSocket, mutation, { input: input(50) });
+    const execute = await executeSpanOf(result.data!['createBooking']!.booking.id);
+    expect(execute.parentSpanId).toBeUndefined();
+    expect(execute.attributes).toMatchObject({ 'graphql.operation.type': 'mutation', 'graphql.operation.name': 'SocketBooking' });
+    expect(descendantsOf(execute).some((span) => span.name === 'INSERT')).toBe(true);
+  });
+
+  it("continues the trace the socket's upgrade request carried", async () => {
+    const traceId = 'b2c3d4e5f60718293a4b5c6d7e8f9001';
+    const clientSpanId = '1123456789abcdef';
+    const result = await overSocket(socketSending(`00-${traceId}-${clientSpanId}-01`), mutation, { input: input(51) });
+    expect(await executeSpanOf(result.data!['createBooking']!.booking.id)).toMatchObject({ traceId, parentSpanId: clientSpanId });
   });
 });
 

@@ -1,3 +1,6 @@
--- Idempotency keys now cover holds and waitlist entries too: the id of what the first request
--- created, whichever create it was. It was claimed with the booking's id before; now once made.
-ALTER TABLE "idempotency_keys" RENAME COLUMN "booking_id" TO "created_id";
+-- Idempotency keys now cover holds and waitlist entries too: created_id names what the first
+-- request created, whichever create it was. Added beside booking_id, not renamed from it, so an
+-- instance of the release before can run beside this one while a deploy rolls (it writes and reads
+-- booking_id and created_booking only); a later migration drops booking_id.
+ALTER TABLE "idempotency_keys" ADD COLUMN "created_id" TEXT;
+UPDATE "idempotency_keys" SET "created_id" = "booking_id";

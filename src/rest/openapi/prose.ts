@@ -182,7 +182,7 @@ const idempotencyKeyErrors = {
 };
 /** A hold's or a waitlist entry's create under an Idempotency-Key: its answers are always read as the record stands. */
 function replayedAsItIsNow(what: 'hold' | 'entry'): string {
-  return `\`Idempotency-Key\` is honoured for 24 h per account, as on \`POST /v1/bookings\`: the same key with the same body answers 201 again with the ${what} the first request made, as it is now, making no other; with another body, or one sent to another create, it gives 422 \`idempotency_key_reused\`. A retry sent while the first request is still running waits for it. Only successful creates are remembered.`;
+  return `\`Idempotency-Key\` is honoured for 24 h per account (a booking widget token's keys are its own): the same key with the same body answers 201 again with the ${what} the first request made, as it is now (unlike a booking's replay, with no \`Idempotent-Replayed\` header), making no other; with another body, or one sent to another create, it gives 422 \`idempotency_key_reused\`. A retry sent while the first request is still running waits for it. Only successful creates are remembered.`;
 }
 const usageRange = { from: 'Start of the range, inclusive.', to: 'End of the range, exclusive; after `from`.' };
 
