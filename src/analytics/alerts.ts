@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { planLimits, promoBypassActive } from '../access/rate-limit.js';
 import { enqueueDeliveries, nextMessagePosition, type WebhookMessage } from '../events/webhooks/fanout.js';
 import { Prisma, type AlertRule, type ApiKey, type PrismaClient, type UsageAlert } from '../generated/prisma/client.js';
+import { isUniqueViolation } from '../db/errors.js';
 import { isoTimestamp as iso } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -120,10 +121,6 @@ async function usageAlertMessage(tx: Prisma.TransactionClient, alert: UsageAlert
     createdAt: alert.createdAt,
     payload: usageAlertPayload(messageId, alert, windowMinutes),
   };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 }
 
 /**

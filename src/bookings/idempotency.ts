@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Prisma, type Booking, type IdempotencyKey } from '../generated/prisma/client.js';
+import { isUniqueViolation } from '../db/errors.js';
+import type { Booking, IdempotencyKey, Prisma } from '../generated/prisma/client.js';
 import type { Context } from '../graphql/context.js';
 import { AppError, validationFailed } from '../shared/errors.js';
 import { accountOf } from './service.js';
@@ -30,10 +31,6 @@ export function bookingRequestHash(input: CreateBookingInput): string {
   return createHash('sha256')
     .update(JSON.stringify([input.serviceId, input.startTime?.toISOString(), ...customer, ...party]))
     .digest('hex');
-}
-
-export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 }
 
 /** A booking row as JSON (how an idempotency record keeps it): its dates are ISO strings. */
@@ -73,7 +70,7 @@ export interface KeyUse {
 
 const unkeyed: KeyUse = { claim: async () => undefined, keep: async () => undefined };
 
-export function stillInProgress(): AppError {
+function stillInProgress(): AppError {
   return new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress.');
 }
 
@@ -147,6 +144,11 @@ export async function createWithKey<T>(
     if (concurrent) return { created: await replay(concurrent), replayed: true };
     throw stillInProgress();
   }
+}
+
+/** A replay that answers what the first request made as it is now, found by its id with `find`. */
+export function replayingCreated<T>(find: (createdId: string) => Promise<T>): (record: IdempotencyKey) => Promise<T> {
+  return (record) => (record.createdId === null ? Promise.reject(stillInProgress()) : find(record.createdId));
 }
 
 /** A booking's replay: the booking as the first request created it, whatever changed since. */

@@ -2,7 +2,7 @@ import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { BookingEvent } from '../generated/prisma/client.js';
 import type { Context } from '../graphql/context.js';
-import { eventStreamResponse } from '../server/event-stream.js';
+import { eventIdLine, eventStreamResponse } from '../server/event-stream.js';
 
 /**
  * Server-sent events that can resume. Every event a booking-event subscription sends over SSE carries
@@ -43,7 +43,7 @@ export function noteStreamedId(context: Context, id: string | undefined): void {
 export function serverSentEvents(results: AsyncIterable<ExecutionResult>): Response {
   return eventStreamResponse(results, (result) => {
     const id = streamedIdOf(result);
-    return `${id === undefined ? '' : `id: ${id}\n`}event: next\ndata: ${JSON.stringify(result)}\n\n`;
+    return `${eventIdLine(id)}event: next\ndata: ${JSON.stringify(result)}\n\n`;
   });
 }
 

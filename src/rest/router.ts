@@ -12,7 +12,7 @@ import { AppError, databaseUnavailable, isErrorCode, statusForCode, type FieldEr
 import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
 import { restRequestKey } from '../response-cache/request-keys.js';
 import type { ResponseCache } from '../response-cache/response-cache.js';
-import { eventStreamResponse } from '../server/event-stream.js';
+import { eventIdLine, eventStreamResponse } from '../server/event-stream.js';
 import { streamedIdOf } from '../events/sse-resume.js';
 import { writeFetchResponse } from '../server/fetch-response.js';
 import { problemFor } from '../server/problem.js';
@@ -274,7 +274,7 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
     };
     await writeFetchResponse(
       response,
-      eventStreamResponse(answers, ({ answer, id }) => `${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(answer)}\n\n`, failed),
+      eventStreamResponse(answers, ({ answer, id }) => `${eventIdLine(id)}data: ${JSON.stringify(answer)}\n\n`, failed),
     );
   }
 

@@ -1,6 +1,11 @@
 /** How often an idle event stream sends a comment, so clients and proxies see it alive. */
 const pingIntervalMs = 12_000;
 
+/** An event's `id:` line: none for no id, and an empty one (which makes the client forget the last) for ''. */
+export function eventIdLine(id: string | undefined): string {
+  return id === undefined ? '' : `id: ${id}\n`;
+}
+
 /**
  * Items as a `text/event-stream` body: `message` writes each one's event block, a comment opens the
  * stream and keeps it alive, and `event: complete` ends it when the items run out. `failure`, when

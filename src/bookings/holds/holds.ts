@@ -6,7 +6,7 @@ import { parseInput } from '../../shared/validation.js';
 import { checkPartySize, checkSlot, confirmHeldPlaces, findServiceOrFail } from '../places.js';
 import { accountOf } from '../service.js';
 import { inBookingTransaction, type ChangeRecord, type Tx } from '../transaction.js';
-import { createWithKey, requestHash, stillInProgress } from '../idempotency.js';
+import { createWithKey, replayingCreated, requestHash } from '../idempotency.js';
 import { createHoldSchema } from '../validation.js';
 import { holdStatus, lockHold, placeHold, type HoldOwner } from './hold.js';
 import { endHold } from './offers.js';
@@ -29,7 +29,7 @@ export async function createHold(context: Context, rawInput: unknown, idempotenc
   const owner = holdOwnerOf(context);
   const input = parseInput(createHoldSchema(context.services.clock()), rawInput);
   const hash = requestHash('createHold', [input.serviceId, input.startTime.toISOString(), input.partySize, input.expiresInSeconds]);
-  const replay = (record: { createdId: string | null }) => (record.createdId === null ? Promise.reject(stillInProgress()) : findOwnHold(context, record.createdId));
+  const replay = replayingCreated((id) => findOwnHold(context, id));
   const { created } = await createWithKey(context, idempotencyKey, hash, replay, (key) =>
     inBookingTransaction(context, async (tx, now, record) => {
       await key.claim(tx, now);

@@ -6,7 +6,7 @@ import { parseInput } from '../../shared/validation.js';
 import { checkPartySize, checkSlot, findServiceOrFail, lockSlot } from '../places.js';
 import { accountOf } from '../service.js';
 import { inBookingTransaction } from '../transaction.js';
-import { createWithKey, requestHash, stillInProgress } from '../idempotency.js';
+import { createWithKey, replayingCreated, requestHash } from '../idempotency.js';
 import { createWaitlistEntrySchema } from '../validation.js';
 import { holdStatus } from './hold.js';
 import { endHold, offerFreedPlaces } from './offers.js';
@@ -32,7 +32,7 @@ export async function createWaitlistEntry(context: Context, rawInput: unknown, i
     input.customer.email,
     input.offerExpiresInSeconds,
   ]);
-  const replay = (record: { createdId: string | null }) => (record.createdId === null ? Promise.reject(stillInProgress()) : findOwnWaitlistEntry(context, record.createdId));
+  const replay = replayingCreated((id) => findOwnWaitlistEntry(context, id));
   const { created } = await createWithKey(context, idempotencyKey, hash, replay, (key) =>
     inBookingTransaction(context, async (tx, now, record) => {
       await key.claim(tx, now);
