@@ -1,13 +1,15 @@
 /**
  * The directory at national scale (issue 29, "Scale and speed"), on PostgreSQL, executed every time
  * (never from the response cache), over REST and GraphQL:
- * - a city listing (a page of 50 events with categories and images, by start time) at today's seed
+ * - a city listing (a page of 40 events with categories and images, by start time) at today's seed
  *   size (scale 1) and at national scale, with the slowdown between the two;
  * - "near me with room for 6 tonight": attractions within 25 km of New York with a slot for a party
  *   of 6 on a Saturday night of the seeded season, nearest first, after some of those slots were
  *   booked full or down to 5 places;
  * - events within 25 km and 200 km of the same point, nearest first;
- * and the PostgreSQL plan (EXPLAIN ANALYZE) of the statements the listing and the events-near reads send.
+ * and the PostgreSQL plan (EXPLAIN ANALYZE) of the statements the listing and the events-near reads send;
+ * and the physical limit of the near-me read and of events within 25 km (limitOf): their very
+ * statements replayed by a bare node:http + pg server under the same load.
  *
  *   npx tsx bench/national.ts
  *   BENCH_NATIONAL_KEEP=1 npx tsx bench/national.ts   # keeps the national database and reuses it next run
@@ -34,7 +36,8 @@ import { isDatabaseEmpty, seedDatabase } from '../src/db/seed.js';
 import type { PrismaClient } from '../src/generated/prisma/client.js';
 import { newId } from '../src/shared/ids.js';
 import { createSecretBox, randomSecretsKey } from '../src/shared/secrets.js';
-import { startStatementRecorder } from './statement-recorder.js';
+import type { LimitFixture } from './physical-limit.js';
+import { startStatementRecorder, type RecordedStatement } from './statement-recorder.js';
 import {
   answerCounters,
   autocannon,
@@ -54,7 +57,11 @@ import {
 const connections = 20;
 const secondsPerRun = 10;
 const warmUpSeconds = 3;
-const listingPageSize = 50;
+/**
+ * The listing's page: the largest that both sizes fill (New York holds 46 events at scale 1), so that
+ * the two sizes answer as many events, and what differs between them is the scale alone.
+ */
+const listingPageSize = 40;
 const nearPageSize = 20;
 /** The smallest seed scale with at least 100,000 events (and so far more than 5,000 attractions and 10,000 services). */
 const nationalScale = 58;
@@ -127,7 +134,13 @@ async function prepare(databaseUrl: string, scale: number): Promise<Prepared & {
       console.log(`seeding scale ${scale} …`);
       seedSeconds = (await seedDatabase(prisma, { log: () => undefined, scale })).milliseconds / 1000;
     }
-    const [events, attractions, services] = await Promise.all([prisma.event.count(), prisma.attraction.count(), prisma.service.count()]);
+    const [events, attractions, services, homeEvents] = await Promise.all([
+      prisma.event.count(),
+      prisma.attraction.count(),
+      prisma.service.count(),
+      prisma.event.count({ where: { cityKey: home.name.toLowerCase() } }),
+    ]);
+    if (homeEvents <= listingPageSize) throw new Error(`${home.name} holds ${homeEvents} events at scale ${scale}: the listing's page of ${listingPageSize} would not be full`);
     return { events, attractions, services, seedSeconds, tonight: await bookTonight(prisma) };
   } finally {
     await database.close();
@@ -237,7 +250,8 @@ const eventsNearCase = (radiusKm: number): Case => ({
 interface Row {
   size: string;
   case: string;
-  surface: 'REST' | 'GraphQL';
+  /** Our server over REST or GraphQL, or the physical limit of the case's REST statements (limitOf). */
+  surface: 'REST' | 'GraphQL' | 'physical limit';
   'req/s'?: number;
   'p50 ms'?: number;
   'p99 ms'?: number;
@@ -317,43 +331,106 @@ interface Plan {
   plan: string;
 }
 
+/** What a case's REST read sent: its status and statements, read by the second request (the first also looks the key up). */
+interface RecordedRead {
+  status: number;
+  statements: RecordedStatement[];
+}
+
 /**
- * EXPLAIN ANALYZE of the statements each case's REST read sends that read `table`: recorded on the
- * wire (bench/statement-recorder.ts) in front of a server started for this alone, so the measured
- * server keeps its direct connections, and run again with their values.
+ * The statements each case's REST read sends, recorded on the wire (bench/statement-recorder.ts) in
+ * front of a server started for this alone, so the measured server keeps its direct connections.
  */
-async function explain(size: string, databaseUrl: string, cases: { case: Case; table: RegExp }[]): Promise<Plan[]> {
+async function recordReads(databaseUrl: string, cases: Case[]): Promise<Map<Case, RecordedRead>> {
   const recorder = await startStatementRecorder(databaseUrl);
-  const plans: Plan[] = [];
-  const client = new pg.Client({ connectionString: databaseUrl, statement_timeout: 60_000 });
-  await client.connect();
+  const recorded = new Map<Case, RecordedRead>();
   try {
     const { child, fixture } = await forkServer<Fixture>(import.meta.url, ['serve', recorder.url]);
     try {
-      for (const { case: read, table } of cases) {
+      for (const read of cases) {
         const [rendering] = renderEveryTime(read.restPath);
         const get = () => fetch(`${fixture.url}${rendering!.setupRequest({}).path}`, { headers: { authorization: `Bearer ${fixture.key}` } });
-        // The first request also looks the key up; the second sends only the read's statements.
         await (await get()).text();
         recorder.take();
-        const status = (await get()).status;
-        const statements = recorder.take().filter(({ text }) => table.test(text));
-        if (statements.length === 0) plans.push({ size, case: read.name, indexes: [], 'execution ms': Number.NaN, plan: `no statement: the read answered ${status}` });
-        for (const { text, values } of statements) {
-          const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values);
-          const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
-          const indexes = [...new Set([...plan.matchAll(/ (?:using|on) (\w+_idx|\w+_pkey)/g)].map((match) => match[1]!))];
-          plans.push({ size, case: read.name, indexes, 'execution ms': Number(/Execution Time: ([\d.]+) ms/.exec(plan)?.[1]), plan });
-        }
+        const response = await get();
+        await response.text();
+        recorded.set(read, { status: response.status, statements: recorder.take() });
       }
     } finally {
       child.disconnect();
     }
   } finally {
-    await client.end();
     await recorder.close();
   }
+  return recorded;
+}
+
+/** EXPLAIN ANALYZE of the statements each case's REST read sends that read `table`, run again with their values. */
+async function explain(size: string, databaseUrl: string, cases: { case: Case; table: RegExp }[]): Promise<Plan[]> {
+  const recorded = await recordReads(
+    databaseUrl,
+    cases.map((explained) => explained.case),
+  );
+  const plans: Plan[] = [];
+  const client = new pg.Client({ connectionString: databaseUrl, statement_timeout: 60_000 });
+  await client.connect();
+  try {
+    for (const { case: read, table } of cases) {
+      const { status, statements } = recorded.get(read)!;
+      const scanned = statements.filter(({ text }) => table.test(text));
+      if (scanned.length === 0) plans.push({ size, case: read.name, indexes: [], 'execution ms': Number.NaN, plan: `no statement: the read answered ${status}` });
+      for (const { text, values } of scanned) {
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values);
+        const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+        const indexes = [...new Set([...plan.matchAll(/ (?:using|on) (\w+_idx|\w+_pkey)/g)].map((match) => match[1]!))];
+        plans.push({ size, case: read.name, indexes, 'execution ms': Number(/Execution Time: ([\d.]+) ms/.exec(plan)?.[1]), plan });
+      }
+    }
+  } finally {
+    await client.end();
+  }
   return plans;
+}
+
+// ---------------------------------------------------------------- parent: the physical limit
+
+/**
+ * What the machine can do for a case at all: the statements its REST read sends, values and all,
+ * replayed one after the other by a bare node:http + pg server (bench/physical-limit.ts: no routing,
+ * authentication, GraphQL or search, pool 10) that writes their rows with JSON.stringify, under the
+ * same load. A latency goal this server misses on this machine is one no server answering the read
+ * with these statements can meet here.
+ */
+async function limitOf(size: string, databaseUrl: string, cases: Case[]): Promise<Row[]> {
+  const recorded = await recordReads(databaseUrl, cases);
+  const reads = Object.fromEntries(cases.map((read, index) => [`case-${index}`, recorded.get(read)!.statements]));
+  const { child, fixture } = await forkServer<LimitFixture>(new URL('./physical-limit.ts', import.meta.url).href, [databaseUrl, JSON.stringify(reads)]);
+  const rows: Row[] = [];
+  try {
+    for (const [index, read] of cases.entries()) {
+      const url = fixture.answers[`case-${index}`]!.stringify;
+      const run = (seconds: number) => autocannon({ connections, duration: seconds, url });
+      await run(warmUpSeconds);
+      const before = await serverCounters(child);
+      const result = await run(secondsPerRun);
+      const after = await serverCounters(child);
+      const perRequest = (value: number) => (value / result.requests.total).toFixed(2);
+      rows.push({
+        size,
+        case: read.name,
+        surface: 'physical limit',
+        'req/s': Math.round(result.requests.average),
+        'p50 ms': result.latency.p50,
+        'p99 ms': result.latency.p99,
+        'SQL/req': perRequest(after.statements - before.statements),
+        'server CPU ms/req': perRequest((cpuMicros(after.cpu) - cpuMicros(before.cpu)) / 1000),
+        statuses: `${statusSummary(result)}${result.errors ? ` errors×${result.errors}` : ''}`,
+      });
+    }
+  } finally {
+    child.disconnect();
+  }
+  return rows;
 }
 
 // ---------------------------------------------------------------- parent: the run
@@ -382,7 +459,7 @@ async function main() {
       const prepared = await prepare(url, nationalScale);
       refuseBelowNationalFloor(prepared);
       const eventsNear = [eventsNearCase(nearRadiusKm), eventsNearCase(widerRadiusKm)];
-      const rows = await measure(nationalSize, url, [listingCase, nearMeCase, ...eventsNear]);
+      const rows = [...(await measure(nationalSize, url, [listingCase, nearMeCase, ...eventsNear])), ...(await limitOf(nationalSize, url, [nearMeCase, eventsNear[0]!]))];
       const plans = await explain(nationalSize, url, [listingExplained, ...[nearMeCase, ...eventsNear].map((read) => ({ case: read, table: /latitude/ }))]);
       return { prepared, rows, plans };
     },
@@ -402,7 +479,7 @@ async function main() {
       goal: slowdown <= listingSlowdownGoal,
     };
   });
-  const nearMe = (['REST', 'GraphQL'] as const).map((surface) => {
+  const nearMe = (['REST', 'GraphQL', 'physical limit'] as const).map((surface) => {
     const p99 = figures(rows, nationalSize, nearMeCase.name, surface)?.['p99 ms'];
     return { surface, 'p99 ms': p99 ?? null, goal: p99 !== undefined && p99 < nearP99GoalMs };
   });

@@ -1,13 +1,15 @@
 /**
- * The physical limit of the race (bench/race.ts): a bare node:http + pg server that runs the very
- * statement our read sends (recorded on the wire by bench/statement-recorder.ts, values and all) and
- * writes its rows, in two ways, for each statement it is given under a key (a case: `a`, `c-rest`):
- *   GET /<key>        the rows as pg parses them, written with JSON.stringify;
+ * The physical limit of a read (bench/race.ts, bench/national.ts): a bare node:http + pg server that
+ * runs the very statements our read sends (recorded on the wire by bench/statement-recorder.ts,
+ * values and all), one after the other as the read does, and writes their rows, in two ways, for
+ * each read it is given under a key (a case: `a`, `c-rest`, `near-me`):
+ *   GET /<key>        the rows as pg parses them, written with JSON.stringify (one array per statement
+ *                     when there are several);
  *   GET /<key>/json   PostgreSQL aggregates the rows into JSON (json_agg) and Node writes its text.
- * No routing, authentication, validation or GraphQL: what is left is the statement, the driver and
+ * No routing, authentication, validation or GraphQL: what is left is the statements, the driver and
  * the socket, which any server answering the same read pays for.
  *
- * Forked by the race with `<database url> <{ key: RecordedStatement } as JSON>`; it sends the URLs of
+ * Forked with `<database url> <{ key: RecordedStatement[] } as JSON>`; it sends the URLs of
  * its answers once listening, then answers every message with its statement count and CPU time, as
  * the other servers of the race do.
  */
@@ -22,21 +24,35 @@ export interface LimitFixture {
   answers: Record<string, { stringify: string; postgresJson: string }>;
 }
 
-async function serve(databaseUrl: string, statements: Record<string, RecordedStatement>) {
+async function serve(databaseUrl: string, reads: Record<string, RecordedStatement[]>) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   let sent = 0;
   const answers = new Map<string, () => Promise<string>>();
-  for (const [key, { text, values }] of Object.entries(statements)) {
-    // Named, so that each connection prepares them once, as it does our read's statement.
-    const rows = { name: `limit_${key}`, text, values };
-    const aggregated = { name: `limit_${key}_json`, text: `SELECT coalesce(json_agg(read), '[]')::text FROM (${text}) AS read`, values, rowMode: 'array' as const };
+  for (const [key, statements] of Object.entries(reads)) {
+    // Named, so that each connection prepares them once, as it does our read's statements.
+    const rows = statements.map(({ text, values }, index) => ({ name: `limit_${key}_${index}`, text, values }));
+    const aggregated = statements.map(({ text, values }, index) => ({
+      name: `limit_${key}_${index}_json`,
+      text: `SELECT coalesce(json_agg(read), '[]')::text FROM (${text}) AS read`,
+      values,
+      rowMode: 'array' as const,
+    }));
+    const single = statements.length === 1;
     answers.set(`/${key}`, async () => {
-      sent++;
-      return JSON.stringify((await pool.query(rows)).rows);
+      const answered: unknown[] = [];
+      for (const statement of rows) {
+        sent++;
+        answered.push((await pool.query(statement)).rows);
+      }
+      return JSON.stringify(single ? answered[0] : answered);
     });
     answers.set(`/${key}/json`, async () => {
-      sent++;
-      return (await pool.query<[string]>(aggregated)).rows[0]![0];
+      const answered: string[] = [];
+      for (const statement of aggregated) {
+        sent++;
+        answered.push((await pool.query<[string]>(statement)).rows[0]![0]);
+      }
+      return single ? answered[0]! : `[${answered.join(',')}]`;
     });
   }
   const server = createServer((request, response) => {
@@ -53,12 +69,12 @@ async function serve(databaseUrl: string, statements: Record<string, RecordedSta
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const fixture: LimitFixture = {
-    answers: Object.fromEntries(Object.keys(statements).map((key) => [key, { stringify: `${url}/${key}`, postgresJson: `${url}/${key}/json` }])),
+    answers: Object.fromEntries(Object.keys(reads).map((key) => [key, { stringify: `${url}/${key}`, postgresJson: `${url}/${key}/json` }])),
   };
   process.send!(fixture);
   answerCounters(() => sent);
   closeWhenParentLeaves({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) }, { close: () => pool.end() });
 }
 
-const [databaseUrl, statements] = process.argv.slice(2);
-if (databaseUrl && statements) await serve(databaseUrl, JSON.parse(statements) as Record<string, RecordedStatement>);
+const [databaseUrl, reads] = process.argv.slice(2);
+if (databaseUrl && reads) await serve(databaseUrl, JSON.parse(reads) as Record<string, RecordedStatement[]>);
