@@ -1,6 +1,5 @@
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
-import { Prisma } from '../generated/prisma/client.js';
 import type { Context } from '../graphql/context.js';
 
 /** What an attraction's events say about it relative to now. */
@@ -16,6 +15,29 @@ export interface AttractionTimeline {
 const noEvents: AttractionTimeline = { nextStartsAt: null, previousStartsAt: null, eventsUpdatedAt: null };
 
 /**
+ * The timelines of some attractions, in one grouped statement sent past Prisma (its per-row work is
+ * most of this read's cost, and every page of attractions sends it): times as epoch milliseconds,
+ * since the columns hold UTC without a zone.
+ */
+const timelinesRead = {
+  name: 'hallowgate_attraction_timelines',
+  text: `SELECT attraction_id,
+                (extract(epoch FROM min(starts_at) FILTER (WHERE starts_at > $2::timestamp)) * 1000)::float8 AS next_starts_at,
+                (extract(epoch FROM max(starts_at) FILTER (WHERE starts_at <= $2::timestamp)) * 1000)::float8 AS previous_starts_at,
+                (extract(epoch FROM max(updated_at)) * 1000)::float8 AS events_updated_at
+         FROM events WHERE attraction_id = ANY($1::text[]) GROUP BY attraction_id`,
+};
+
+interface TimelineRow {
+  attraction_id: string;
+  next_starts_at: number | null;
+  previous_starts_at: number | null;
+  events_updated_at: number | null;
+}
+
+const dateOf = (epochMs: number | null) => (epochMs === null ? null : new Date(epochMs));
+
+/**
  * One grouped statement per page of attractions, shared by every field that needs the timeline.
  * Batched but not memoized: a timeline depends on "now", and a subscription's context lives long.
  * A plain DataLoader rather than Pothos loadable fields: those hold one loader per field, so
@@ -26,13 +48,13 @@ export const attractionTimelines = createContextCache(
     new DataLoader<string, AttractionTimeline>(
       async (ids) => {
         const now = context.services.clock();
-        const rows = await context.prisma.$queryRaw<(AttractionTimeline & { attractionId: string })[]>`
-          SELECT attraction_id AS "attractionId",
-                 min(starts_at) FILTER (WHERE starts_at > ${now}) AS "nextStartsAt",
-                 max(starts_at) FILTER (WHERE starts_at <= ${now}) AS "previousStartsAt",
-                 max(updated_at) AS "eventsUpdatedAt"
-          FROM events WHERE attraction_id IN (${Prisma.join(ids)}) GROUP BY attraction_id`;
-        const byId = new Map(rows.map(({ attractionId, ...timeline }) => [attractionId, timeline]));
+        const rows = await context.services.readRows<TimelineRow>({ ...timelinesRead, values: [[...ids], now.toISOString()] });
+        const byId = new Map(
+          rows.map((row) => [
+            row.attraction_id,
+            { nextStartsAt: dateOf(row.next_starts_at), previousStartsAt: dateOf(row.previous_starts_at), eventsUpdatedAt: dateOf(row.events_updated_at) },
+          ]),
+        );
         return ids.map((id) => byId.get(id) ?? noEvents);
       },
       { cache: false },
