@@ -18,10 +18,12 @@
  * postgresql://postgres@127.0.0.1:5432/postgres, dropped afterwards), each in a child process with a
  * pool of 10, so autocannon (20 connections) does not share their event loops.
  *
- * Each read takes the servers in turn over several rounds, after a warm-up each, so that other
- * work on the shared machine lands on all of them alike: req/s is the median over the rounds, and
- * each x/off the median of the ratios taken within each round. Server CPU ms/request
- * is the child's CPU time over the requests it answered in the rounds.
+ * Each read takes the servers in turn over several rounds (BENCH_TRACING_ROUNDS, default 3), after
+ * a warm-up each, each round starting with the next server, so that other work on the shared machine
+ * lands on all of them alike: req/s is the median over the rounds, and each x/off the median of the
+ * ratios taken within each round. Server CPU ms/request is the child's CPU time over the requests it
+ * answered in the rounds. BENCH_TRACING_CASES and BENCH_TRACING_READS pick reads, for a profile or a
+ * quick look (e.g. `BENCH_TRACING_CASES="(b)" BENCH_TRACING_READS=GraphQL`).
  */
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -31,10 +33,14 @@ import { caseSpecs, executedGraphqlLoad, median, refuseStaleBuild, restRenderLoa
 import { autocannon, benchServerOptions, cpuMicros, forkServer, reachable, serverCounters, statusSummary, withScratchDatabase, type AutocannonResult } from './support.js';
 
 const connections = 20;
-const rounds = 3;
+/** Rounds per read (BENCH_TRACING_ROUNDS): more rounds, a steadier median. */
+const rounds = Number(process.env['BENCH_TRACING_ROUNDS'] ?? 3);
+if (!(Number.isInteger(rounds) && rounds > 0)) throw new Error(`BENCH_TRACING_ROUNDS must be a whole number above 0; it is "${process.env['BENCH_TRACING_ROUNDS']}"`);
 /** Seconds of load per server and read in each round (BENCH_TRACING_SECONDS, for a quick look). */
 const secondsPerRound = Number(process.env['BENCH_TRACING_SECONDS'] ?? 8);
 if (!(secondsPerRound > 0)) throw new Error(`BENCH_TRACING_SECONDS must be a number of seconds above 0; it is "${process.env['BENCH_TRACING_SECONDS']}"`);
+/** BENCH_TRACING_CASES=<parts of cases' names, comma-separated> (e.g. "(b)"), BENCH_TRACING_READS=GraphQL or REST: only those reads. */
+const nameParts = (variable: string) => process.env[variable]?.split(',');
 const warmUpSeconds = 2;
 
 // ---------------------------------------------------------------- the receiver
@@ -125,10 +131,13 @@ interface Read {
 
 function readsOf(fixture: Fixture): Read[] {
   const auth = { authorization: `Bearer ${fixture.key}` };
-  return caseSpecs(fixture).flatMap((spec): Read[] => [
-    { case: spec.name, surface: 'GraphQL (execute)', options: (url) => executedGraphqlLoad(url, spec.graphql.query, spec.graphql.variables, auth) },
-    { case: spec.name, surface: 'REST (render)', options: (url) => restRenderLoad(url, spec.rest.path, fixture.key) },
-  ]);
+  const [cases, surfaces] = [nameParts('BENCH_TRACING_CASES'), nameParts('BENCH_TRACING_READS')];
+  return caseSpecs(fixture)
+    .flatMap((spec): Read[] => [
+      { case: spec.name, surface: 'GraphQL (execute)', options: (url) => executedGraphqlLoad(url, spec.graphql.query, spec.graphql.variables, auth) },
+      { case: spec.name, surface: 'REST (render)', options: (url) => restRenderLoad(url, spec.rest.path, fixture.key) },
+    ])
+    .filter((read) => (!cases || cases.some((part) => read.case.includes(part))) && (!surfaces || surfaces.some((part) => read.surface.includes(part))));
 }
 
 /** A round's load (or a warm-up) that got an answer other than 200 is no measure of the read: the bench stops. */
@@ -147,12 +156,13 @@ async function measure(databaseUrl: string, receiver: Awaited<ReturnType<typeof 
   const answered = settings.map(() => 0);
   const rows = [];
   try {
-    // The first seeds the database; the others join it.
-    const first = await forkServer<Fixture>(raceServer, ['serve', databaseUrl], benchServerOptions(settings[0]!.variables));
-    children.push(first.child);
-    const servers = [first];
-    for (const { variables } of settings.slice(1)) {
-      const joined = await forkServer<Fixture>(raceServer, ['join', databaseUrl, JSON.stringify(first.fixture)], benchServerOptions(variables));
+    // A server of its own seeds the database and leaves; the measured ones all join it, alike. (The
+    // one that seeded ran faster than the ones that joined, tracing or not: it measured as off did.)
+    const seeder = await forkServer<Fixture>(raceServer, ['serve', databaseUrl], benchServerOptions());
+    await stop(seeder.child);
+    const servers: { child: ChildProcess; fixture: Fixture }[] = [];
+    for (const { variables } of settings) {
+      const joined = await forkServer<Fixture>(raceServer, ['join', databaseUrl, JSON.stringify(seeder.fixture)], benchServerOptions(variables));
       children.push(joined.child);
       servers.push(joined);
     }
@@ -162,11 +172,14 @@ async function measure(databaseUrl: string, receiver: Awaited<ReturnType<typeof 
       answered[index]! += result.requests.total;
       return result;
     };
-    for (const read of readsOf(first.fixture)) {
+    for (const read of readsOf(seeder.fixture)) {
       for (const index of servers.keys()) await run(index, read, warmUpSeconds);
       const measured = servers.map(() => ({ rates: [] as number[], ratios: [] as number[], p99s: [] as number[], requests: 0, cpuMicros: 0 }));
       for (let round = 0; round < rounds; round++) {
-        for (const [index, { child }] of servers.entries()) {
+        // Each round starts with the next server, so that none always follows the same one.
+        const order = servers.map((_server, position) => (position + round) % servers.length);
+        for (const index of order) {
+          const { child } = servers[index]!;
           const before = await serverCounters(child);
           const result = await run(index, read, secondsPerRound);
           const after = await serverCounters(child);
@@ -216,7 +229,7 @@ async function main() {
   const { rows, spans } = await withScratchDatabase(postgresUrl, 'hallowgate_bench_tracing', (url) => measure(url, receiver)).finally(() => receiver.close());
   const loadAfter = loadavg()[0]!;
   console.log(
-    `\nThe cost of tracing: autocannon, ${connections} connections, ${rounds} rounds of ${secondsPerRound} s per server and read (off, 0 %, 10 %, 100 % in turn), after ${warmUpSeconds} s warm-up each; every server pools 10`,
+    `\nThe cost of tracing: autocannon, ${connections} connections, ${rounds} rounds of ${secondsPerRound} s per server and read (off, 0 %, 10 %, 100 % in turn, each round starting with the next), after ${warmUpSeconds} s warm-up each; every server pools 10`,
   );
   console.log('req/s and p99 are medians over the rounds; each x/off is the median of the ratios within each round');
   console.log(
