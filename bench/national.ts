@@ -22,6 +22,7 @@
  * the statements on the tables these reads use. The key is a promo key (no rate limit).
  */
 import { TZDate } from '@date-fns/tz';
+import type { ChildProcess } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { createApiKey } from '../src/access/keys.js';
@@ -271,6 +272,25 @@ async function refusal(request: () => Promise<Response>): Promise<string | undef
   return undefined;
 }
 
+/** The row of a server under autocannon's `options` for secondsPerRun after a warm-up: what it answered, sent to PostgreSQL and spent. */
+async function loadRow(child: ChildProcess, options: Record<string, unknown>, row: Pick<Row, 'size' | 'case' | 'surface'>): Promise<Row> {
+  const run = (seconds: number) => autocannon({ ...options, duration: seconds });
+  await run(warmUpSeconds);
+  const before = await serverCounters(child);
+  const result = await run(secondsPerRun);
+  const after = await serverCounters(child);
+  const perRequest = (value: number) => (value / result.requests.total).toFixed(2);
+  return {
+    ...row,
+    'req/s': Math.round(result.requests.average),
+    'p50 ms': result.latency.p50,
+    'p99 ms': result.latency.p99,
+    'SQL/req': perRequest(after.statements - before.statements),
+    'server CPU ms/req': perRequest((cpuMicros(after.cpu) - cpuMicros(before.cpu)) / 1000),
+    statuses: `${statusSummary(result)}${result.errors ? ` errors×${result.errors}` : ''}`,
+  };
+}
+
 async function measure(size: string, databaseUrl: string, cases: Case[]): Promise<Row[]> {
   const { child, fixture } = await forkServer<Fixture>(import.meta.url, ['serve', databaseUrl]);
   const authorization = `Bearer ${fixture.key}`;
@@ -295,23 +315,7 @@ async function measure(size: string, databaseUrl: string, cases: Case[]): Promis
           rows.push({ size, case: name, surface, statuses: notRun });
           continue;
         }
-        const run = (seconds: number) => autocannon({ connections, duration: seconds, headers: { authorization }, ...options });
-        await run(warmUpSeconds);
-        const before = await serverCounters(child);
-        const result = await run(secondsPerRun);
-        const after = await serverCounters(child);
-        const perRequest = (value: number) => (value / result.requests.total).toFixed(2);
-        rows.push({
-          size,
-          case: name,
-          surface,
-          'req/s': Math.round(result.requests.average),
-          'p50 ms': result.latency.p50,
-          'p99 ms': result.latency.p99,
-          'SQL/req': perRequest(after.statements - before.statements),
-          'server CPU ms/req': perRequest((cpuMicros(after.cpu) - cpuMicros(before.cpu)) / 1000),
-          statuses: `${statusSummary(result)}${result.errors ? ` errors×${result.errors}` : ''}`,
-        });
+        rows.push(await loadRow(child, { connections, headers: { authorization }, ...options }, { size, case: name, surface }));
       }
     }
   } finally {
@@ -408,24 +412,7 @@ async function limitOf(size: string, databaseUrl: string, cases: Case[]): Promis
   const rows: Row[] = [];
   try {
     for (const [index, read] of cases.entries()) {
-      const url = fixture.answers[`case-${index}`]!.stringify;
-      const run = (seconds: number) => autocannon({ connections, duration: seconds, url });
-      await run(warmUpSeconds);
-      const before = await serverCounters(child);
-      const result = await run(secondsPerRun);
-      const after = await serverCounters(child);
-      const perRequest = (value: number) => (value / result.requests.total).toFixed(2);
-      rows.push({
-        size,
-        case: read.name,
-        surface: 'physical limit',
-        'req/s': Math.round(result.requests.average),
-        'p50 ms': result.latency.p50,
-        'p99 ms': result.latency.p99,
-        'SQL/req': perRequest(after.statements - before.statements),
-        'server CPU ms/req': perRequest((cpuMicros(after.cpu) - cpuMicros(before.cpu)) / 1000),
-        statuses: `${statusSummary(result)}${result.errors ? ` errors×${result.errors}` : ''}`,
-      });
+      rows.push(await loadRow(child, { connections, url: fixture.answers[`case-${index}`]!.stringify }, { size, case: read.name, surface: 'physical limit' }));
     }
   } finally {
     child.disconnect();
