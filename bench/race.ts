@@ -450,7 +450,12 @@ async function recordReads(databaseUrl: string, fixture: Fixture, specs: CaseSpe
   }
 }
 
-export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+/** The median: the middle value, or the mean of the two middle values of an even count. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
 
 const ratio = (values: number[]) => `${median(values).toFixed(2)}×`;
 

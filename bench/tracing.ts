@@ -160,6 +160,8 @@ async function measure(databaseUrl: string, receiver: Awaited<ReturnType<typeof 
     // one that seeded ran faster than the ones that joined, tracing or not: it measured as off did.)
     const seeder = await forkServer<Fixture>(raceServer, ['serve', databaseUrl], benchServerOptions());
     await stop(seeder.child);
+    const reads = readsOf(seeder.fixture);
+    if (reads.length === 0) throw new Error('BENCH_TRACING_CASES and BENCH_TRACING_READS leave no read to measure');
     const servers: { child: ChildProcess; fixture: Fixture }[] = [];
     for (const { variables } of settings) {
       const joined = await forkServer<Fixture>(raceServer, ['join', databaseUrl, JSON.stringify(seeder.fixture)], benchServerOptions(variables));
@@ -172,7 +174,7 @@ async function measure(databaseUrl: string, receiver: Awaited<ReturnType<typeof 
       answered[index]! += result.requests.total;
       return result;
     };
-    for (const read of readsOf(seeder.fixture)) {
+    for (const read of reads) {
       for (const index of servers.keys()) await run(index, read, warmUpSeconds);
       const measured = servers.map(() => ({ rates: [] as number[], ratios: [] as number[], p99s: [] as number[], requests: 0, cpuMicros: 0 }));
       for (let round = 0; round < rounds; round++) {
