@@ -15,9 +15,9 @@ export interface AttractionTimeline {
 const noEvents: AttractionTimeline = { nextStartsAt: null, previousStartsAt: null, eventsUpdatedAt: null };
 
 /**
- * The timelines of some attractions, in one grouped statement sent past Prisma (its per-row work is
- * most of this read's cost, and every page of attractions sends it): times as epoch milliseconds,
- * since the columns hold UTC without a zone.
+ * The timelines of some attractions, in one grouped statement sent past Prisma, whose per-row work
+ * this read, sent by every page of attractions, does not need (BENCHMARKS.md, national scale): times
+ * as epoch milliseconds, since the columns hold UTC without a zone.
  */
 const timelinesRead = {
   name: 'hallowgate_attraction_timelines',
