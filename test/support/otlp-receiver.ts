@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { until } from '../events/cluster.js';
 
 /** A span as an OTLP/HTTP receiver decodes it from the JSON protocol, its attributes as plain values. */
 export interface ReceivedSpan {
@@ -111,3 +112,19 @@ export async function startOtlpReceiver() {
 }
 
 export type OtlpReceiver = Awaited<ReturnType<typeof startOtlpReceiver>>;
+
+/**
+ * Waits until `arrived` holds of what a receiver got, asking `tracing` to send the spans ended so far
+ * each time it does not: a span may end after its answer was read, and batches go out on a timer.
+ */
+export async function untilExported(tracing: { flush(): Promise<void> }, arrived: () => boolean, what: string): Promise<void> {
+  await until(
+    () => {
+      if (arrived()) return true;
+      void tracing.flush();
+      return false;
+    },
+    what,
+    10_000,
+  );
+}

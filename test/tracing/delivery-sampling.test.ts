@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startTracing, type Tracing } from '../../src/tracing/tracing.js';
-import { until } from '../events/cluster.js';
 import { openService } from '../support/bookable.js';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
-import { spanKinds, startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { spanKinds, startOtlpReceiver, untilExported, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -57,13 +56,10 @@ describe('a webhook delivery under a sampler that starts no trace', () => {
     // A trace of its own, sampled although the ratio is 0: its event's request was.
     expect(deliveryTrace).not.toBe(callerTrace);
     expect(keptFlags).toBe('01');
-    await until(
-      () => {
-        void tracing.flush();
-        return collector.spans.some((span) => span.spanId === deliverySpan) && collector.spans.some((span) => span.name === 'booking log append');
-      },
+    await untilExported(
+      tracing,
+      () => collector.spans.some((span) => span.spanId === deliverySpan) && collector.spans.some((span) => span.name === 'booking log append'),
       'the delivery span and the booking log append',
-      10_000,
     );
     const append = collector.trace(callerTrace).find((span) => span.name === 'booking log append')!;
     expect(collector.spans.find((span) => span.spanId === deliverySpan)).toMatchObject({
@@ -90,14 +86,7 @@ describe('a webhook delivery under a sampler that starts no trace', () => {
     expect(keptAgain.status).toBe(201);
     const [, , lastDelivery] = await hooks.waitFor(3);
     const lastSpan = String(lastDelivery!.headers['traceparent']).split('-')[2];
-    await until(
-      () => {
-        void tracing.flush();
-        return collector.spans.some((span) => span.spanId === lastSpan);
-      },
-      'the last delivery span',
-      10_000,
-    );
+    await untilExported(tracing, () => collector.spans.some((span) => span.spanId === lastSpan), 'the last delivery span');
     expect(collector.spans.filter((span) => span.name === 'webhook delivery').map((span) => span.spanId)).toEqual([deliverySpan, lastSpan]);
   });
 });

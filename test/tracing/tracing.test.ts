@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { startTracing, type Tracing } from '../../src/tracing/tracing.js';
 import { openService } from '../support/bookable.js';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
-import { spanKinds, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { spanKinds, startOtlpReceiver, untilExported, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { until } from '../events/cluster.js';
@@ -52,15 +52,7 @@ async function serverSpanOf(response: { headers: Headers }): Promise<ReceivedSpa
   const [, traceId, spanId] = response.headers.get('traceresponse')!.split('-');
   const find = () => receiver.spans.find((candidate) => candidate.traceId === traceId && candidate.spanId === spanId);
   // The client may read the answer before the server has seen it off and ended the span.
-  await until(
-    () => {
-      if (find()) return true;
-      void tracing.flush();
-      return false;
-    },
-    'the request span',
-    10_000,
-  );
+  await untilExported(tracing, () => find() !== undefined, 'the request span');
   return find()!;
 }
 
@@ -226,14 +218,7 @@ describe('tracing a subscription', () => {
     await subscriber!.dispose();
     subscriber = undefined;
 
-    await until(
-      () => {
-        void tracing.flush();
-        return receiver.spans.some((span) => span.name === 'subscription TracedWatch');
-      },
-      'the traced subscription span to end',
-      10_000,
-    );
+    await untilExported(tracing, () => receiver.spans.some((span) => span.name === 'subscription TracedWatch'), 'the traced subscription span to end');
     const subscription = receiver.spans.find((span) => span.name === 'subscription TracedWatch')!;
     expect(subscription).toMatchObject({ kind: spanKinds.server, traceId, parentSpanId: clientSpanId });
     const phases = receiver.trace(traceId).filter((span) => span.name === 'graphql.parse' || span.name === 'graphql.validate');
@@ -267,13 +252,10 @@ describe('tracing a mutation over graphql-ws', () => {
   /** The execute span of the create that made booking `bookingId`, found by its booking log append. */
   async function executeSpanOf(bookingId: string): Promise<ReceivedSpan> {
     const eventId = (await server.prisma.bookingEvent.findFirstOrThrow({ where: { bookingId } })).id;
-    await until(
-      () => {
-        void tracing.flush();
-        return receiver.spans.some((span) => span.name === 'booking log append' && span.attributes['hallowgate.event.id'] === eventId);
-      },
+    await untilExported(
+      tracing,
+      () => receiver.spans.some((span) => span.name === 'booking log append' && span.attributes['hallowgate.event.id'] === eventId),
       'the booking log append',
-      10_000,
     );
     const append = receiver.spans.find((span) => span.name === 'booking log append' && span.attributes['hallowgate.event.id'] === eventId)!;
     const spans = receiver.trace(append.traceId);
