@@ -341,14 +341,10 @@ interface RecordedRead {
   statements: RecordedStatement[];
 }
 
-/** Recordings of a read before its statements are taken as unsettled (see recordReads). */
-const recordingAttempts = 5;
-
 /**
- * The statements each case's REST read sends on the tables the reads use, recorded on the wire
- * (bench/statement-recorder.ts) in front of a server started for this alone, so the measured server
- * keeps its direct connections. The server's background work (the workers' polls, usage flushes)
- * may land during a read: a recording is kept only when the next one sends the same statements.
+ * The statements each case's REST read sends on the tables the reads use, once settled
+ * (StatementRecorder.settled), recorded on the wire (bench/statement-recorder.ts) in front of a
+ * server started for this alone, so the measured server keeps its direct connections.
  */
 async function recordReads(databaseUrl: string, cases: Case[]): Promise<Map<Case, RecordedRead>> {
   const recorder = await startStatementRecorder(databaseUrl);
@@ -358,20 +354,13 @@ async function recordReads(databaseUrl: string, cases: Case[]): Promise<Map<Case
     try {
       for (const read of cases) {
         const [rendering] = renderEveryTime(read.restPath);
-        const get = () => fetch(`${fixture.url}${rendering!.setupRequest({}).path}`, { headers: { authorization: `Bearer ${fixture.key}` } });
-        // The first request also looks the key up.
-        await (await get()).text();
-        let previous: string | undefined;
-        for (let attempt = 1; !recorded.has(read); attempt++) {
-          recorder.take();
-          const response = await get();
+        const status = async () => {
+          const response = await fetch(`${fixture.url}${rendering!.setupRequest({}).path}`, { headers: { authorization: `Bearer ${fixture.key}` } });
           await response.text();
-          const statements = recorder.take().filter(({ text }) => readTable.test(text));
-          const texts = statements.map(({ text }) => text).join('\n');
-          if (texts === previous) recorded.set(read, { status: response.status, statements });
-          else if (attempt === recordingAttempts) throw new Error(`${read.name}: its statements differed in each of ${recordingAttempts} recordings`);
-          previous = texts;
-        }
+          return response.status;
+        };
+        const { statements, answer } = await recorder.settled(read.name, status, ({ text }) => readTable.test(text));
+        recorded.set(read, { status: answer, statements });
       }
     } finally {
       child.disconnect();

@@ -394,18 +394,13 @@ async function checkEquivalence(cases: Case[]) {
 
 type StatementRecorder = Awaited<ReturnType<typeof startStatementRecorder>>;
 
-/** The one statement `read` sends, once its server has done what it does on a first request only (the key's lookup). */
+/** The one statement `read` sends, once settled (StatementRecorder.settled). */
 async function recordedRead(recorder: StatementRecorder, name: string, read: () => Promise<unknown>): Promise<RecordedStatement> {
-  await read();
-  let statements: RecordedStatement[] = [];
-  // A statement of the server's own (a background job) may land during the read: then it is read again.
-  for (let attempt = 0; attempt < 3; attempt++) {
-    recorder.take();
-    await read();
-    statements = recorder.take();
-    if (statements.length === 1) return statements[0]!;
+  const { statements } = await recorder.settled(name, read);
+  if (statements.length !== 1) {
+    throw new Error(`${name}: an executed read sent ${statements.length} statements; the physical limit replays one:\n${statements.map(({ text }) => text).join('\n')}`);
   }
-  throw new Error(`${name}: an executed read sent ${statements.length} statements; the physical limit replays one:\n${statements.map(({ text }) => text).join('\n')}`);
+  return statements[0]!;
 }
 
 /** The physical limit's name for the statement our REST read of a case sends, when it is not our GraphQL read's. */

@@ -6,6 +6,9 @@ export interface RecordedStatement {
   values: (string | null)[];
 }
 
+/** Readings of a read before its statements are taken as unsettled (see `settled`). */
+const settlingAttempts = 5;
+
 /** The protocol version of a startup message (3.0); other untyped first messages (SSLRequest) come before it. */
 const protocolVersion3 = 196608;
 
@@ -38,15 +41,34 @@ export async function startStatementRecorder(targetUrl: string) {
       }),
     );
   });
+  const take = (): RecordedStatement[] => {
+    if (refusal) throw new Error(refusal);
+    const taken = recorded;
+    recorded = [];
+    return taken;
+  };
   return {
     /** The target's URL with the recorder's host and port. */
     url: proxy.url,
     /** The statements run since the last call. */
-    take(): RecordedStatement[] {
-      if (refusal) throw new Error(refusal);
-      const taken = recorded;
-      recorded = [];
-      return taken;
+    take,
+    /**
+     * The statements `read` sends that `keep` selects, and its last answer, once its server has done
+     * what it does on a first request only (a key's lookup): read again until two readings send the
+     * same statements, since one of the server's own (a background job's) may land during a reading.
+     */
+    async settled<Answer>(name: string, read: () => Promise<Answer>, keep: (statement: RecordedStatement) => boolean = () => true) {
+      await read();
+      let previous: string | undefined;
+      for (let attempt = 1; attempt <= settlingAttempts; attempt++) {
+        take();
+        const answer = await read();
+        const statements = take().filter(keep);
+        const texts = statements.map(({ text }) => text).join('\n');
+        if (texts === previous) return { statements, answer };
+        previous = texts;
+      }
+      throw new Error(`${name}: its statements differed in each of ${settlingAttempts} readings`);
     },
     close: proxy.close,
   };
