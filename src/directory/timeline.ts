@@ -48,7 +48,8 @@ export const attractionTimelines = createContextCache(
     new DataLoader<string, AttractionTimeline>(
       async (ids) => {
         const now = context.services.clock();
-        const rows = await context.services.readRows<TimelineRow>({ ...timelinesRead, values: [[...ids], now.toISOString()] });
+        // Unmemoized, the loader hands over an id once per field that asked: each is sent once.
+        const rows = await context.services.readRows<TimelineRow>({ ...timelinesRead, values: [[...new Set(ids)], now.toISOString()] });
         const byId = new Map(
           rows.map((row) => [
             row.attraction_id,
