@@ -86,6 +86,7 @@ function decodeParam(value: string): string {
 interface Representation {
   tag: string;
   lastModified: Date | null;
+  cacheSeconds: number;
   headers: Record<string, string>;
   payload: string;
 }
@@ -95,6 +96,8 @@ interface Answer {
   body: unknown;
   headers: Record<string, string>;
   lastModified: Date | null;
+  /** max-age of Cache-Control when it is a GET's 200. */
+  cacheSeconds: number;
 }
 
 function writeJson(request: IncomingMessage, response: ServerResponse, status: number, payload: string) {
@@ -111,7 +114,7 @@ function sendRepresentation(request: IncomingMessage, response: ServerResponse, 
   for (const [name, value] of Object.entries(representation.headers)) response.setHeader(name, value);
   response.setHeader('etag', representation.tag);
   if (representation.lastModified) response.setHeader('last-modified', representation.lastModified.toUTCString());
-  response.setHeader('cache-control', `private, max-age=${route.cacheSeconds ?? 0}`);
+  response.setHeader('cache-control', `private, max-age=${representation.cacheSeconds}`);
   // Keep what the access gate varies on (Origin, for CORS) and add the credential, and Accept where it chooses an event stream.
   const vary = response.getHeader('vary');
   const varies = isOperationRoute(route) && route.eventStream ? 'Authorization, Accept' : 'Authorization';
@@ -170,7 +173,9 @@ const answerIn = (compiled: CompiledOperationRoute, data: Record<string, unknown
 /** The REST answer of an operation's result: the list page, or the answer object with its status and headers. */
 function answerOf(compiled: CompiledOperationRoute, data: Record<string, unknown>, url: URL): Answer {
   const { route } = compiled;
-  const lastModified = route.lastModified ? newestOf(valuesAt(data, route.lastModified.split('.'))) : null;
+  const live = route.liveWith !== undefined && url.searchParams.has(route.liveWith);
+  const lastModified = route.lastModified && !live ? newestOf(valuesAt(data, route.lastModified.split('.'))) : null;
+  const cacheSeconds = live ? 0 : (route.cacheSeconds ?? 0);
   const headers: Record<string, string> = {};
   for (const [header, path] of Object.entries(route.flags ?? {})) {
     if (valuesAt(data, path.split('.'))[0] === true) headers[header] = 'true';
@@ -186,7 +191,7 @@ function answerOf(compiled: CompiledOperationRoute, data: Record<string, unknown
       headers['link'] = `<${url.origin}${url.pathname}?${next.toString()}>; rel="next"`;
     }
     const body = { data: connection.edges.map((edge) => shape(edge.node)), has_more: nextCursor !== null, next_cursor: nextCursor };
-    return { status: 200, body, headers, lastModified };
+    return { status: 200, body, headers, lastModified, cacheSeconds };
   }
   let body = shape(answer) as Record<string, unknown>;
   if (route.spread) {
@@ -195,7 +200,7 @@ function answerOf(compiled: CompiledOperationRoute, data: Record<string, unknown
   }
   if (route.constant) body = { ...body, ...route.constant };
   if (route.location) headers['location'] = `${url.origin}${recordsPath(route, url.pathname)}/${String(body['id'])}`;
-  return { status: route.status ?? 200, body, headers, lastModified };
+  return { status: route.status ?? 200, body, headers, lastModified, cacheSeconds };
 }
 
 /** The template (`GET /v1/bookings/:id`) of the route that answered each response, for usage analytics. */
@@ -302,7 +307,7 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
       matchedRoutes.set(response, `${route.method} ${route.path}`);
       if (!compiled) {
         if (!isOperationRoute(route))
-          sendRepresentation(request, response, route, representationOf({ status: 200, body: route.document(url.origin), headers: {}, lastModified: null }));
+          sendRepresentation(request, response, route, representationOf({ status: 200, body: route.document(url.origin), headers: {}, lastModified: null, cacheSeconds: route.cacheSeconds }));
         return true;
       }
       const context = (await enveloped.contextFactory()) as Context;
@@ -352,5 +357,5 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
 
 function representationOf(answer: Answer): Representation {
   const payload = JSON.stringify(answer.body);
-  return { tag: entityTag(payload), lastModified: answer.lastModified, headers: answer.headers, payload };
+  return { tag: entityTag(payload), lastModified: answer.lastModified, cacheSeconds: answer.cacheSeconds, headers: answer.headers, payload };
 }

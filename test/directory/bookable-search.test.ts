@@ -55,8 +55,8 @@ interface Found {
   next_slots: { service_id: string; start_time: string; end_time: string; remaining: number }[] | null;
 }
 
-const search = (party: number, extra = '') =>
-  directory('GET', `/api/v1/attractions?lat=${here.lat}&lng=${here.lng}&radius=20&available_for=${party}&available_from=${from}&available_to=${to}${extra}`);
+const search = (party: number, extra = '', headers: Record<string, string> = {}) =>
+  directory('GET', `/api/v1/attractions?lat=${here.lat}&lng=${here.lng}&radius=20&available_for=${party}&available_from=${from}&available_to=${to}${extra}`, undefined, headers);
 
 /** What each place's availability says: its slots in the window with room for `party`. */
 async function expectedFor(party: number): Promise<{ id: string; slots: { start_time: string; remaining: number }[] }[]> {
@@ -144,6 +144,26 @@ describe('available_for on GET /api/v1/attractions', () => {
     const after = await search(4, '&fields=id,next_slots');
     expect(after.body).not.toEqual(before.body);
     await expectSearchMatchesAvailability(4);
+  });
+
+  it('is neither dated nor kept over HTTP, since a booking dates no record: only its ETag revalidates it', async () => {
+    const first = places[0]!;
+    const before = await search(1, '&fields=id,next_slots');
+    expect(before.status).toBe(200);
+    expect(before.headers.get('last-modified')).toBeNull();
+    expect(before.headers.get('cache-control')).toBe('private, max-age=0');
+    // What a client that kept the answer sends, with the newest date it could have seen.
+    const revalidate = { 'if-modified-since': new Date().toUTCString() };
+    expect((await search(1, '&fields=id,next_slots', revalidate)).status).toBe(200);
+    expect((await book(first, slotStarts[2]!, 1)).status).toBe(201);
+    const after = await search(1, '&fields=id,next_slots', revalidate);
+    expect(after.status).toBe(200);
+    expect(after.body).not.toEqual(before.body);
+    expect((await search(1, '&fields=id,next_slots', { 'if-none-match': after.headers.get('etag')! })).status).toBe(304);
+    // Without a party, the directory's answers keep their date and their minute.
+    const plain = await directory('GET', `/api/v1/attractions?lat=${here.lat}&lng=${here.lng}&radius=20`);
+    expect(plain.headers.get('last-modified')).not.toBeNull();
+    expect(plain.headers.get('cache-control')).toBe('private, max-age=60');
   });
 
   it("follows an operator's changes to a service: its capacity, and its schedule", async () => {

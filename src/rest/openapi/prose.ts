@@ -695,7 +695,7 @@ const apiV1: DocumentProse = {
       '',
       '- Filters: `city` matches case-insensitively; `category` takes a slug; `starts_after` (inclusive) and `starts_before` (exclusive) take a date (the start of that UTC day) or a UTC timestamp; `q` finds its text, literally and case-insensitively, in titles, descriptions and venues (events) or names and descriptions (attractions).',
       '- Order: events by `starts_at`, attractions by `name`, categories by `slug` unless `sort` says otherwise; the id breaks ties, so cursors stay stable.',
-      '- Caching: every 200 carries a strong `ETag` (over the exact body), `Last-Modified` (the newest `updated_at` among the records), `Cache-Control: private, max-age=60` and `Vary: Authorization` (plus `Origin` for CORS). `If-None-Match` (weak comparison) or `If-Modified-Since` answers 304 with an empty body. An attraction’s `updated_at` is that of its aggregated view, so it also moves when one of its events starts (which moves `next_starts_at`).',
+      '- Caching: every 200 carries a strong `ETag` (over the exact body), `Last-Modified` (the newest `updated_at` among the records), `Cache-Control: private, max-age=60` and `Vary: Authorization` (plus `Origin` for CORS). `If-None-Match` (weak comparison) or `If-Modified-Since` answers 304 with an empty body. An attraction’s `updated_at` is that of its aggregated view, so it also moves when one of its events starts (which moves `next_starts_at`). With `available_for`, an answer follows places left, which bookings and holds change without dating any record: it has no `Last-Modified` and `Cache-Control: private, max-age=0`, and only `If-None-Match` revalidates it.',
     ].join('\n'),
   },
   tags: [
