@@ -307,7 +307,12 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
       matchedRoutes.set(response, `${route.method} ${route.path}`);
       if (!compiled) {
         if (!isOperationRoute(route))
-          sendRepresentation(request, response, route, representationOf({ status: 200, body: route.document(url.origin), headers: {}, lastModified: null, cacheSeconds: route.cacheSeconds }));
+          sendRepresentation(
+            request,
+            response,
+            route,
+            representationOf({ status: 200, body: route.document(url.origin), headers: {}, lastModified: null, cacheSeconds: route.cacheSeconds }),
+          );
         return true;
       }
       const context = (await enveloped.contextFactory()) as Context;

@@ -213,7 +213,14 @@ const directoryRoutes: OperationRoute[] = (
   [
     { method: 'GET', path: '/api/v1/events', operation: DirectoryEventsDocument, answer: 'events', lastModified: 'events._modified', liveWith: 'available_for' },
     { method: 'GET', path: '/api/v1/events/:id', operation: DirectoryEventDocument, answer: 'event', lastModified: 'event._modified' },
-    { method: 'GET', path: '/api/v1/attractions', operation: DirectoryAttractionsDocument, answer: 'attractions', lastModified: 'attractions._modified', liveWith: 'available_for' },
+    {
+      method: 'GET',
+      path: '/api/v1/attractions',
+      operation: DirectoryAttractionsDocument,
+      answer: 'attractions',
+      lastModified: 'attractions._modified',
+      liveWith: 'available_for',
+    },
     { method: 'GET', path: '/api/v1/attractions/:id', operation: DirectoryAttractionDocument, answer: 'attraction', lastModified: 'attraction._modified' },
     { method: 'GET', path: '/api/v1/categories', operation: DirectoryCategoriesDocument, answer: 'categories', lastModified: 'categories._modified' },
     {
