@@ -73,7 +73,7 @@ const configSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   /** Webhook attempts one account may have under way at once, over all instances. */
   WEBHOOK_CONCURRENCY_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(4),
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   /** An endpoint failing without a success for this long is disabled. */
   WEBHOOK_DISABLE_AFTER_MS: z.coerce
     .number()
@@ -97,15 +97,19 @@ const configSchema = z.object({
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_000_000),
   /** A request (headers and body) must arrive whole within this; a client trickling it is cut off with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
-  /** A GraphQL query or mutation still running after this is stopped and answered 400 query_too_complex. */
-  GRAPHQL_TIME_BUDGET_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /**
+   * A GraphQL query still running after this is stopped and answered 400 query_too_complex. Longer
+   * by default than the database's deadlines (a connection; a statement and the wait past it), so
+   * an outage is answered 503 by them, not as the query's fault.
+   */
+  GRAPHQL_TIME_BUDGET_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Record per-key usage (on unless set to 0 or false; the bench turns it off to measure its cost). */
   ANALYTICS_ENABLED: z
     .enum(['0', '1', 'true', 'false'])
     .default('1')
     .transform((value) => value === '1' || value === 'true'),
   /** How often in-memory usage buckets are written to the database. */
-  ANALYTICS_FLUSH_MS: z.coerce.number().int().min(10).max(600_000).default(10_000),
+  ANALYTICS_FLUSH_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
   /**
    * Which fast paths run (src/fast-paths.ts): `off` is the plain Pothos + Yoga + Prisma app. Read from
    * the environment once when the code loads; unset here, the process's choice, and createApp refuses

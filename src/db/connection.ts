@@ -83,7 +83,7 @@ export interface OpenOptions {
 export type DatabaseDeadlines = Pick<Config, 'DATABASE_CONNECT_TIMEOUT_MS' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_TRANSACTION_TIMEOUT_MS'>;
 
 /** How long after the statement deadline the client stops waiting for a server that did not even cancel the statement (a hung server). */
-const unansweredGraceMs = 1000;
+export const unansweredGraceMs = 1000;
 
 type TransactionOptions = { maxWait: number; timeout: number };
 

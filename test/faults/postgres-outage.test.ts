@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/connection.js';
+import { openDatabase, unansweredGraceMs, type Database } from '../../src/db/connection.js';
+import { loadConfig } from '../../src/config.js';
 import { databaseUnavailable } from '../../src/shared/errors.js';
 import { startFaultProxy, type FaultProxy } from './proxy.js';
 import { answersWithin, outageModes, readiness, slowMachineMarginMs } from './timing.js';
@@ -121,5 +122,40 @@ describe.skipIf(!postgresUrl)('a connection whose query went unanswered', () => 
       );
     expect(databaseUnavailable(failed)?.code).toBe('service_unavailable');
     expect(await answersWithin(1000 + slowMachineMarginMs, select)).toEqual([{ one: 1 }]);
+  });
+});
+
+describe.skipIf(!postgresUrl)('a PostgreSQL freeze under the default deadlines and time budget', () => {
+  let proxy: FaultProxy;
+  let server: TestServer;
+  let call: ApiCall;
+
+  beforeAll(async () => {
+    proxy = await startFaultProxy(postgresUrl!);
+    server = await startTestServer({ seed: true, postgresUrl: proxy.url, config: { REDIS_URL: undefined } });
+    call = apiClient(server.url, (await server.createKey()).key);
+  });
+  afterAll(async () => {
+    proxy?.restore();
+    await server?.close();
+    await proxy?.close();
+  });
+
+  it('answers reads 503 service_unavailable, not 400 query_too_complex: the database gives up on them before the budget', { timeout: 60_000 }, async () => {
+    const config = loadConfig({});
+    expect(config.GRAPHQL_TIME_BUDGET_MS).toBeGreaterThan(Math.max(config.DATABASE_CONNECT_TIMEOUT_MS, config.DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs));
+    // Connections in the pool, which the freeze leaves open and silent.
+    await Promise.all(Array.from({ length: 4 }, () => call('GET', '/v1/bookings?limit=1')));
+    proxy.freeze();
+    const deadlineMs = config.DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs + slowMachineMarginMs;
+    const [rest, directory, graphql] = await Promise.all(
+      [
+        () => call('GET', '/v1/bookings?limit=1'),
+        () => call('GET', '/api/v1/events?limit=1&city=Salem'),
+        () => call('POST', '/graphql', { query: '{ bookings(first: 1) { edges { node { id } } } }' }),
+      ].map((request) => answersWithin(deadlineMs, request)),
+    );
+    for (const answer of [rest!, directory!]) expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 503, code: 'service_unavailable' });
+    expect(graphql!.body.errors[0].extensions.code).toBe('service_unavailable');
   });
 });
