@@ -63,11 +63,18 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info(`${signal}: draining and shutting down`);
-    await app.close();
-    await database.close();
-    // The spans of the last requests, sent before the process ends.
-    await tracing?.shutdown();
-    process.exit(0);
+    let stopped = true;
+    try {
+      await app.close();
+      await database.close();
+    } catch (error) {
+      logger.error({ err: error }, 'shutting down failed');
+      stopped = false;
+    }
+    // The spans of the last requests, sent before the process ends; a collector that is down loses them, and says so.
+    const spansLost = await tracing?.shutdown();
+    if (spansLost) logger.warn(spansLost);
+    process.exit(stopped ? 0 : 1);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));

@@ -30,11 +30,17 @@ export interface Tracing {
   propagator: TextMapPropagator;
   /** Sends the spans ended so far. */
   flush(): Promise<void>;
-  /** Sends what is left and stops; tracing is off afterwards. */
-  shutdown(): Promise<void>;
+  /**
+   * Sends what is left, waiting for the collector at most shutdownDeadlineMs, and stops; tracing is
+   * off afterwards. Never rejects: resolves with why the last spans were lost, when they were.
+   */
+  shutdown(): Promise<string | undefined>;
 }
 
 let active: Tracing | undefined;
+
+/** How long a process that stops waits for the collector to take its last spans: a collector that is down delays no shutdown for long. */
+export const shutdownDeadlineMs = 3_000;
 
 /**
  * Starts tracing for this process when the settings turn it on (once: a second call finds it
@@ -52,7 +58,19 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing |
     flush: () => sdk.flush(),
     async shutdown() {
       if (active === started) active = undefined;
-      await sdk.shutdown();
+      const sent = sdk.shutdown().then(
+        () => undefined,
+        (error: unknown) => `the collector did not take the last spans (${error instanceof Error ? error.message : String(error)})`,
+      );
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(`the collector did not take the last spans within ${shutdownDeadlineMs} ms`), shutdownDeadlineMs);
+      });
+      try {
+        return await Promise.race([sent, late]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
   active = started;
