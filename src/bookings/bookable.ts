@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Context } from '../graphql/context.js';
+import { latestTime } from '../shared/clock.js';
 import { invalidParameter } from '../shared/errors.js';
 import { heldPlacesAt } from './availability.js';
 import { dateOfDay, localDay, slotsBetween, type OpeningHours, type Schedule } from './schedule.js';
@@ -53,7 +54,8 @@ export function bookableWindowOf(args: BookableArgs, now: Date): BookableWindow 
     throw invalidParameter('availableFor', `availableFor is a party size, a whole number from 1 to ${maxPartySize}.`, 'out_of_range');
   }
   const from = availableFrom ?? now;
-  const to = availableTo ?? new Date(from.getTime() + 24 * hourMs);
+  // A day later, or the last time there is for a window that starts on the last day.
+  const to = availableTo ?? new Date(Math.min(from.getTime() + 24 * hourMs, latestTime));
   if (to.getTime() <= from.getTime()) throw invalidParameter('availableTo', 'availableTo must be after availableFrom.', 'before_start');
   if (to.getTime() - from.getTime() > maxBookableWindowDays * 24 * hourMs) {
     throw invalidParameter('availableTo', `availableTo is at most ${maxBookableWindowDays} days after availableFrom.`, 'out_of_range');

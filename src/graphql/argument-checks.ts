@@ -1,4 +1,5 @@
 import SchemaBuilder, { BasePlugin, decodeBase64, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
+import { earliestTime, latestTime } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import { idKindOf } from '../shared/ids.js';
 
@@ -43,10 +44,6 @@ export function encodeKeysetCursor(cursor: KeysetCursor): string {
   return `${keysetCursorPrefix}${cursor.order}:${cursor.at.getTime()}:${cursor.id}`;
 }
 
-/** The times a stored row can hold (years 0001 to 9999): a forged cursor naming another is refused, not sent to the database. */
-const earliestCursorTime = Date.parse('0001-01-01T00:00:00.000Z');
-const latestCursorTime = Date.parse('9999-12-31T23:59:59.999Z');
-
 const keysetCursorPattern = /^HGK:([a-z_]+):(-?\d{1,15}):(.+)$/s;
 
 /** The keyset cursor `cursor` encodes, or undefined for any other text. */
@@ -55,7 +52,8 @@ export function decodeKeysetCursor(cursor: string): KeysetCursor | undefined {
   if (!match) return undefined;
   const [, order = '', milliseconds = '', id = ''] = match;
   const at = new Date(Number(milliseconds));
-  if (!(at.getTime() >= earliestCursorTime && at.getTime() <= latestCursorTime) || idKindOf(id) === undefined) return undefined;
+  // A time no stored row can hold: a forged cursor naming one is refused, not sent to the database.
+  if (!(at.getTime() >= earliestTime && at.getTime() <= latestTime) || idKindOf(id) === undefined) return undefined;
   return { order, at, id };
 }
 

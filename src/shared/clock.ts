@@ -3,6 +3,10 @@ export type Clock = () => Date;
 
 export const systemClock: Clock = () => new Date();
 
+/** The times the API and the database both hold (years 0001 to 9999, as the DateTime scalar takes them). */
+export const earliestTime = Date.parse('0001-01-01T00:00:00.000Z');
+export const latestTime = Date.parse('9999-12-31T23:59:59.999Z');
+
 const twoDigits = Array.from({ length: 100 }, (_, value) => String(value).padStart(2, '0'));
 const threeDigits = Array.from({ length: 1000 }, (_, value) => String(value).padStart(3, '0'));
 

@@ -203,6 +203,7 @@ describe('available_for on GET /api/v1/attractions', () => {
       [`available_for=2&available_from=${from}&available_to=${futureSlot(11, 18)}`, 'available_to'],
       [`available_from=${from}`, 'available_from'],
       ['available_for=2&available_from=tomorrow', 'available_from'],
+      ['available_for=2&available_from=10000-01-01T00:00:00Z', 'available_from'],
     ];
     for (const [query, field] of cases) {
       const response = await directory('GET', `/api/v1/attractions?${query}`);
@@ -211,6 +212,14 @@ describe('available_for on GET /api/v1/attractions', () => {
         response.body.errors.map((error: { field: string }) => error.field),
         query,
       ).toContain(field);
+    }
+  });
+
+  it('answers a window on the last day there is, whose default end would pass it, on both lists', async () => {
+    for (const list of ['attractions', 'events']) {
+      const response = await directory('GET', `/api/v1/${list}?available_for=2&available_from=9999-12-31T00:00:00Z`);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      expect(response.body.data).toEqual([]);
     }
   });
 });
