@@ -8,7 +8,7 @@ import { AppError } from '../shared/errors.js';
 import { attractionWhere, eventWhere, refuseUnknownCategory } from './filters.js';
 import { maxRadiusKm } from './near.js';
 import { placeAttraction } from './operators.js';
-import { distanceKmOf, maxWeighedCandidates, nextSlotsOf, searchOf, searchPage, type SearchArgs, type SearchRead } from './search.js';
+import { distanceKmOf, maxWeighedCandidates, nextSlotsOf, searchOf, searchPage, type DistanceOrder, type SearchArgs, type SearchRead } from './search.js';
 import type { Context } from '../graphql/context.js';
 import { attractionTimelines, viewUpdatedAt } from './timeline.js';
 import { directoryDataVersion } from './version.js';
@@ -197,17 +197,19 @@ function orderBy<Fields extends Record<string, string>>(fields: Fields, order: r
 }
 
 /**
- * Whether a list sorts by distance: asked for (alone: it orders every record), or by default when a
- * point is given without a sort.
+ * Whether a list sorts by distance, and which way: asked for (alone: it orders every record), or
+ * nearest first by default when a point is given without a sort.
  */
-function sortsByDistance(args: { orderBy?: readonly { field: string }[] | null; lat?: number | null; lng?: number | null }): boolean {
+function sortsByDistance(args: { orderBy?: readonly { field: string; direction?: string | null }[] | null; lat?: number | null; lng?: number | null }): DistanceOrder | undefined {
   const order = args.orderBy ?? [];
   if (order.some((key) => key.field === byDistance) && order.length > 1) {
     throw new AppError('invalid_parameter', 'Sorting by distance orders every record: it cannot be combined with other sort fields.', {
       fieldErrors: [{ field: 'orderBy', code: 'distance_alone', message: 'Sort by distance alone, or by other fields.' }],
     });
   }
-  return order.length ? order[0]!.field === byDistance : args.lat != null || args.lng != null;
+  if (!order.length) return args.lat != null || args.lng != null ? 'nearest' : undefined;
+  if (order[0]!.field !== byDistance) return undefined;
+  return order[0]!.direction === 'DESC' ? 'farthest' : 'nearest';
 }
 
 /** A list of events or attractions: a search (search.ts) when the arguments ask for one, else the plain read. */

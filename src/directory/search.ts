@@ -17,10 +17,13 @@ export interface SearchArgs extends NearArgs, BookableArgs {
   before?: string | null;
 }
 
+/** A search's order by distance from its point: nearest or farthest first. */
+export type DistanceOrder = 'nearest' | 'farthest';
+
 export interface Search {
   near: Near | undefined;
   bookable: BookableWindow | undefined;
-  byDistance: boolean;
+  byDistance: DistanceOrder | undefined;
 }
 
 /** What a search found for a record besides its fields, for the `distanceKm` and `nextSlots` fields. */
@@ -33,7 +36,7 @@ export const distanceKmOf = (record: object): number | null => distances.get(rec
 export const nextSlotsOf = (record: object): BookableSlot[] | null => nextSlots.get(record) ?? null;
 
 /** The search the arguments ask for, or undefined for a plain list; 400 naming the argument when it is malformed. */
-export function searchOf(args: SearchArgs, sortsByDistance: boolean, now: Date): Search | undefined {
+export function searchOf(args: SearchArgs, sortsByDistance: DistanceOrder | undefined, now: Date): Search | undefined {
   const near = nearOf(args);
   const bookable = bookableWindowOf(args, now);
   if (sortsByDistance && !near) {
@@ -131,7 +134,10 @@ export async function searchPage<Record extends object>(context: Context, search
 
   if (search.byDistance) {
     const near = search.near!;
-    // Pages after the first start past the cursor's record (Pothos pages with skip 1), in (distance, id) order.
+    // (distance, id) ascending, or descending for the farthest first.
+    const sign = search.byDistance === 'nearest' ? 1 : -1;
+    const compare = (a: Candidate, b: Candidate) => sign * (a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    // Pages after the first start past the cursor's record (Pothos pages with skip 1), in that order.
     let past: Candidate | undefined;
     if (cursor?.id !== undefined) {
       const [row] = await read.findMany({ where: { id: cursor.id }, select: read.keys });
@@ -139,15 +145,17 @@ export async function searchPage<Record extends object>(context: Context, search
       // As Prisma answers a cursor that names no record (or one no longer placed): an empty page.
       if (!past || past.distanceKm === undefined) return [];
     }
-    const isPast = (candidate: Candidate) => !past || candidate.distanceKm! > past.distanceKm! || (candidate.distanceKm === past.distanceKm && candidate.id > past.id);
-    // Rings out from the point, each read as its bounding box: the nearest records are found
-    // without reading all of a wide radius. A ring keeps what lies beyond the ones before it.
+    const isPast = (candidate: Candidate) => !past || compare(candidate, past) > 0;
+    // Nearest first: rings out from the point, each read as its bounding box, so the nearest records
+    // are found without reading all of a wide radius; a ring keeps what lies beyond the ones before
+    // it. Farthest first, the one ring is the whole radius.
     let weighedKm = -1;
-    for (let ringKm = Math.min(near.radiusKm, Math.max(firstRingKm, (past?.distanceKm ?? 0) * 2)); ; ringKm = Math.min(ringKm * 2, near.radiusKm)) {
+    const firstRing = search.byDistance === 'nearest' ? Math.max(firstRingKm, (past?.distanceKm ?? 0) * 2) : near.radiusKm;
+    for (let ringKm = Math.min(near.radiusKm, firstRing); ; ringKm = Math.min(ringKm * 2, near.radiusKm)) {
       const ring = (await read.findMany({ where: { AND: [read.where, boundingBox({ ...near, radiusKm: ringKm })] }, select: read.keys }))
         .map(toCandidate)
         .filter((candidate) => candidate.distanceKm !== undefined && candidate.distanceKm > weighedKm && candidate.distanceKm <= ringKm && isPast(candidate))
-        .sort((a, b) => a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        .sort(compare);
       for (let from = 0, size = batchSize(take, search); from < ring.length && page.length < take; from += size, size = nextBatchSize(size)) {
         await weigh(ring.slice(from, from + size));
       }

@@ -71,6 +71,17 @@ describe('near on GET /api/v1/events', () => {
     for (const [index, event] of found.entries()) expect(event.distance_km).toBe(Math.round(expected[index]!.km * 100) / 100);
   });
 
+  it('sort=-distance keeps the same events, farthest first, page after page, and so does DISTANCE DESC over GraphQL', async () => {
+    const nearest = await everyPage(`/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=180`, 97);
+    expect(nearest.length).toBeGreaterThan(10);
+    const farthest = await everyPage(`/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=180&sort=-distance`, 13);
+    expect(farthest.map((event) => event.id)).toEqual(nearest.map((event) => event.id).reverse());
+    const graphql = await call('POST', '/graphql', {
+      query: `{ events(lat: ${newYork.lat}, lng: ${newYork.lng}, radius: 180, orderBy: [{ field: DISTANCE, direction: DESC }], first: 5) { edges { node { id } } } }`,
+    });
+    expect(graphql.body.data.events.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual(farthest.slice(0, 5).map((event) => event.id));
+  });
+
   it('sort=distance is the default with a point, and radius_unit=mi takes the radius in miles (distances stay in km)', async () => {
     const kilometres = await call('GET', `/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=40&limit=10`);
     const sorted = await call('GET', `/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=40&limit=10&sort=distance`);
