@@ -68,6 +68,8 @@ export interface Parameter {
   type: GraphQLInputType;
 }
 
+const decimalNumber = /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
 /** A value as text (from a path or query string) in the form the variable's type takes. */
 function typedValue(parameter: Parameter, text: string): unknown {
   const named = getNamedType(parameter.type);
@@ -83,7 +85,8 @@ function typedValue(parameter: Parameter, text: string): unknown {
     case 'Int':
       return /^-?\d{1,15}$/.test(text) ? Number(text) : text;
     case 'Float':
-      return text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
+      // Decimal notation only: Number() also reads hex, binary and blank-padded text.
+      return decimalNumber.test(text) && Number.isFinite(Number(text)) ? Number(text) : text;
     case 'Boolean':
       return text === 'true' ? true : text === 'false' ? false : text;
     default:

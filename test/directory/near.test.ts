@@ -134,6 +134,11 @@ describe('near on GET /api/v1/events', () => {
       ['sort=distance', 'sort'],
       ['lat=0&lng=0&radius=10&sort=distance,title', 'sort'],
       ['lat=north&lng=0&radius=10', 'lat'],
+      ['lat=0x28&lng=0&radius=10', 'lat'],
+      ['lat=0b101000&lng=0&radius=10', 'lat'],
+      ['lat=%2040&lng=0&radius=10', 'lat'],
+      ['lat=40&lng=0&radius=0x64', 'radius'],
+      ['lat=40&lng=0&radius=', 'radius'],
     ];
     for (const [query, field] of cases) {
       const response = await call('GET', `/api/v1/events?${query}`);
