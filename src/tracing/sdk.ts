@@ -16,7 +16,7 @@ import {
   type Sampler,
   type SamplingResult,
 } from '@opentelemetry/sdk-trace';
-import { samplingOf, type TracingSettings } from './settings.js';
+import { samplingOf, tracesProtocolOf, type TracingSettings } from './settings.js';
 
 /**
  * OpenTelemetry's SDK as tracing.ts starts it: loaded only when tracing is on, since its exporters and
@@ -58,9 +58,13 @@ function samplerOf(settings: TracingSettings): Sampler {
 /** A tracer provider exporting to `url`, the async context OpenTelemetry's API then uses, and W3C trace context propagation. */
 export function startSdk(settings: TracingSettings, url: string): { tracer: Tracer; propagator: TextMapPropagator; flush(): Promise<void>; shutdown(): Promise<void> } {
   const exporterOptions = { url, timeoutMillis: exportTimeoutMs };
-  const exporter = settings.OTEL_EXPORTER_OTLP_PROTOCOL === 'http/json' ? new JsonTraceExporter(exporterOptions) : new ProtobufTraceExporter(exporterOptions);
+  const exporter = tracesProtocolOf(settings) === 'http/json' ? new JsonTraceExporter(exporterOptions) : new ProtobufTraceExporter(exporterOptions);
   const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': settings.OTEL_SERVICE_NAME, 'service.instance.id': randomUUID() }),
+    resource: resourceFromAttributes({
+      'service.instance.id': randomUUID(),
+      ...settings.OTEL_RESOURCE_ATTRIBUTES,
+      'service.name': settings.OTEL_SERVICE_NAME ?? settings.OTEL_RESOURCE_ATTRIBUTES['service.name'] ?? 'hallowgate',
+    }),
     sampler: samplerOf(settings),
     spanLimits: { attributeValueLengthLimit },
     // Batches are sent in the background; past the queue's bound, spans are dropped, never held.

@@ -20,6 +20,39 @@ const httpUrl = z
     return url.toString();
   });
 
+/** As OpenTelemetry's environment specification reads a variable: empty (or blank) is unset, as compose and Helm templates leave them. */
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? undefined : value), schema);
+
+const exportProtocol = z.enum(exportProtocols, { message: `must be ${exportProtocols.join(' or ')} (gRPC is not supported)` });
+
+/**
+ * OTEL_RESOURCE_ATTRIBUTES: `key=value` pairs, comma-separated, each value percent-encoded (the
+ * W3C Baggage octets), as the specification writes them.
+ */
+const resourceAttributes = z
+  .string()
+  .optional()
+  .transform((text, context) => {
+    const attributes: Record<string, string> = {};
+    for (const pair of (text ?? '').split(',')) {
+      if (pair.trim() === '') continue;
+      const at = pair.indexOf('=');
+      const key = pair.slice(0, at).trim();
+      let value: string | undefined;
+      try {
+        value = at > 0 ? decodeURIComponent(pair.slice(at + 1).trim()) : undefined;
+      } catch {
+        value = undefined;
+      }
+      if (!key || value === undefined) {
+        context.addIssue({ code: 'custom', message: `must be key=value pairs separated by commas, values percent-encoded; "${pair.trim()}" is not one` });
+        return z.NEVER;
+      }
+      attributes[key] = value;
+    }
+    return attributes;
+  });
+
 /**
  * The standard OpenTelemetry variables that turn tracing on and shape it (README, Configuration):
  * the SDK's own names and meanings, checked at start like every other setting.
@@ -34,15 +67,20 @@ export const tracingSettingsSchema = {
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
   /** The full URL traces are sent to, instead of the base URL's /v1/traces. */
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl,
-  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(exportProtocols, { message: `must be ${exportProtocols.join(' or ')} (gRPC is not supported)` }).default('http/protobuf'),
-  OTEL_SERVICE_NAME: z.string().min(1).default('hallowgate'),
+  OTEL_EXPORTER_OTLP_PROTOCOL: unsetWhenEmpty(exportProtocol.default('http/protobuf')),
+  /** The protocol of traces alone, over OTEL_EXPORTER_OTLP_PROTOCOL. */
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: unsetWhenEmpty(exportProtocol.optional()),
+  /** The service's name; unset, the one OTEL_RESOURCE_ATTRIBUTES gives, else hallowgate. */
+  OTEL_SERVICE_NAME: unsetWhenEmpty(z.string().optional()),
+  /** More attributes of the resource (deployment.environment.name=prod,…). */
+  OTEL_RESOURCE_ATTRIBUTES: resourceAttributes,
   /**
    * Unset: parentbased_traceidratio at OTEL_TRACES_SAMPLER_ARG or 0.1, so an idle default keeps the
    * cost of a busy gateway small while a caller's sampled trace is always continued.
    */
-  OTEL_TRACES_SAMPLER: z.enum(samplerNames, { message: `must be one of ${samplerNames.join(', ')}` }).optional(),
+  OTEL_TRACES_SAMPLER: unsetWhenEmpty(z.enum(samplerNames, { message: `must be one of ${samplerNames.join(', ')}` }).optional()),
   /** The ratio of the traceidratio samplers, from 0 to 1. */
-  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+  OTEL_TRACES_SAMPLER_ARG: unsetWhenEmpty(z.coerce.number().min(0).max(1).optional()),
 };
 
 export type TracingSettings = z.infer<z.ZodObject<typeof tracingSettingsSchema>>;
@@ -54,6 +92,9 @@ export function tracesUrlOf(settings: TracingSettings): string | undefined {
   const base = settings.OTEL_EXPORTER_OTLP_ENDPOINT;
   return base && `${base.replace(/\/$/, '')}/v1/traces`;
 }
+
+/** The protocol spans are sent in: the traces' own, else the exporter's. */
+export const tracesProtocolOf = (settings: TracingSettings) => settings.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? settings.OTEL_EXPORTER_OTLP_PROTOCOL;
 
 /** The sampler and ratio in force: an unset sampler is parent-based at the ratio (0.1 unless given). */
 export function samplingOf(settings: TracingSettings): { sampler: SamplerName; ratio: number } {

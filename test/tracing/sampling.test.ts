@@ -1,6 +1,7 @@
 import type { Span } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { samplingOf, tracesProtocolOf } from '../../src/tracing/settings.js';
 import { asyncContextCost, startTracing, type Tracing } from '../../src/tracing/tracing.js';
 import { openService } from '../support/bookable.js';
 import { apiClient, futureSlot } from '../support/http.js';
@@ -69,6 +70,24 @@ describe('tracing settings', () => {
     expect(() => loadConfig({ OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER must be one of/);
     expect(() => loadConfig({ OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT must be an http/);
+  });
+
+  it('read an OTEL_* variable set to nothing as unset, as OpenTelemetry specifies', () => {
+    const empty = loadConfig({ OTEL_TRACES_SAMPLER: '', OTEL_TRACES_SAMPLER_ARG: '', OTEL_EXPORTER_OTLP_PROTOCOL: ' ', OTEL_SERVICE_NAME: '', OTEL_RESOURCE_ATTRIBUTES: '' });
+    expect(samplingOf(empty)).toEqual({ sampler: 'parentbased_traceidratio', ratio: 0.1 });
+    expect(tracesProtocolOf(empty)).toBe('http/protobuf');
+    expect({ name: empty.OTEL_SERVICE_NAME, attributes: empty.OTEL_RESOURCE_ATTRIBUTES }).toEqual({ name: undefined, attributes: {} });
+  });
+
+  it('take the traces protocol over the exporters’, and resource attributes percent-decoded, refusing a malformed pair', () => {
+    expect(tracesProtocolOf(loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' }))).toBe('http/json');
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http\/protobuf or http\/json/);
+    expect(loadConfig({ OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=prod, team=the%20gate,' }).OTEL_RESOURCE_ATTRIBUTES).toEqual({
+      'deployment.environment.name': 'prod',
+      team: 'the gate',
+    });
+    expect(() => loadConfig({ OTEL_RESOURCE_ATTRIBUTES: 'region' })).toThrow(/OTEL_RESOURCE_ATTRIBUTES must be key=value pairs/);
+    expect(() => loadConfig({ OTEL_RESOURCE_ATTRIBUTES: 'team=%E0%A4%A' })).toThrow(/OTEL_RESOURCE_ATTRIBUTES must be key=value pairs/);
   });
 
   it('say when this Node makes tracing slow every request, and what to run instead', () => {

@@ -28,7 +28,16 @@ const logLines: Record<string, unknown>[] = [];
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
   tracing = (await startTracing(
-    loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'parentbased_always_on' }),
+    loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      // The traces' own protocol wins over the exporters': the receiver decodes JSON here.
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+      // OTEL_SERVICE_NAME names the service over the attributes.
+      OTEL_SERVICE_NAME: 'hallowgate',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test,service.name=overridden',
+    }),
   ))!;
   const logStream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -82,7 +91,7 @@ describe('tracing a REST booking create', () => {
     const http = await serverSpanOf(created);
     expect(http).toMatchObject({ name: 'POST /v1/bookings', kind: spanKinds.server, parentSpanId: undefined });
     expect(http.attributes).toMatchObject({ 'http.route': '/v1/bookings', 'http.response.status_code': 201, 'http.request.method': 'POST' });
-    expect(http.resource['service.name']).toBe('hallowgate');
+    expect(http.resource).toMatchObject({ 'service.name': 'hallowgate', 'deployment.environment.name': 'test' });
 
     const [execute] = receiver.childrenOf(http).filter((span) => span.name === 'graphql.execute');
     expect(execute!.attributes).toMatchObject({ 'graphql.operation.type': 'mutation', 'graphql.operation.name': 'CreateBooking' });
