@@ -139,6 +139,12 @@ export function attachGraphQLWebSocket(
           }
           return true;
         } catch (error) {
+          // Over its rate, the client may come back later: 1013, which clients back off on and retry,
+          // rather than graphql-ws's refusal (4403), after which a client such as the widget gives up.
+          if (error instanceof AppError && error.code === 'rate_limited') {
+            extra.socket.close(1013, 'Rate limited: try again later');
+            return false;
+          }
           if (error instanceof AppError) return false;
           // Our failure, not the client's: logged with the socket's request id, and the client told
           // to come back (1013) or that the server failed (1011), never the error's own text.

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createWidgetToken } from '../../src/access/admin.js';
 import { createApiKey, parseApiKey } from '../../src/access/keys.js';
+import { planLimits } from '../../src/access/rate-limit.js';
 import { newId } from '../../src/shared/ids.js';
 import { everyFiveMinutes } from '../support/bookable.js';
 import { loadConfig } from '../../src/config.js';
@@ -110,6 +111,21 @@ describe('graphql-ws limits', () => {
     const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
     socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
     expect(await closed).toBe(4403);
+  });
+
+  it('closes a connection over its rate limit with 1013 (try again later), not 4403, after which clients stop for good', async () => {
+    const { key: limited } = await server.createKey({ scopes: ['bookings:read'], plan: 'free' });
+    const answers = await Promise.all(
+      Array.from({ length: planLimits.free + 1 }, () =>
+        fetch(`${server.url}/v1/bookings?limit=1`, { headers: { authorization: `Bearer ${limited}` } }).then((response) => response.status),
+      ),
+    );
+    expect(answers).toContain(429);
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    await new Promise((resolve) => socket.once('open', resolve));
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${limited}` } }));
+    expect(await closed).toBe(1013);
   });
 
   it('answers a syntax error with an error for that operation and keeps the socket', async () => {
