@@ -72,9 +72,15 @@ function wholeNumberOf<Fallback extends number | null>(name: string, value: unkn
   return fallback;
 }
 
+/** A number, or one written in decimals ("42.5", " -70.9 "); NaN for anything else, which Number() would read as 0 ("", " ") or in hex. */
+function decimal(value: unknown): number {
+  if (typeof value === 'number') return value;
+  return typeof value === 'string' && /^\s*-?(\d+\.?\d*|\.\d+)\s*$/.test(value) ? Number(value) : Number.NaN;
+}
+
 function decimalOf(name: string, value: unknown, min: number, max: number, fallback: number, warn: (message: string) => void): number {
   if (value === undefined || value === null || value === '') return fallback;
-  const number = Number(value);
+  const number = decimal(value);
   if (Number.isFinite(number) && number >= min && number <= max) return number;
   warn(`${name} must be a number from ${min} to ${max}; using ${fallback}.`);
   return fallback;
@@ -93,9 +99,9 @@ function windowOf(value: unknown, warn: (message: string) => void): PlacesWindow
 function nearOf(value: unknown, warn: (message: string) => void): Near | null {
   if (value === undefined || value === null || value === '') return null;
   if (value === 'me') return 'me';
-  const [lat, lng] =
-    typeof value === 'string' ? value.split(',').map((part) => Number(part.trim())) : [(value as Record<string, unknown>)['lat'], (value as Record<string, unknown>)['lng']];
-  if (typeof lat === 'number' && typeof lng === 'number' && Math.abs(lat) <= 90 && Math.abs(lng) <= 180) return { lat, lng };
+  const parts = typeof value === 'string' ? value.split(',') : [(value as Record<string, unknown>)['lat'], (value as Record<string, unknown>)['lng']];
+  const [lat, lng] = parts.map(decimal);
+  if (parts.length === 2 && Math.abs(lat!) <= 90 && Math.abs(lng!) <= 180) return { lat: lat!, lng: lng! };
   warn('near must be "me", "lat,lng" or { lat, lng } in degrees; events are not sorted by distance.');
   return null;
 }
