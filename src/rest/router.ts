@@ -213,6 +213,8 @@ export function matchedRouteOf(response: ServerResponse): string | undefined {
 export interface RestRouter {
   /** Answers the request when a route owns the path; false when no route matches at all. */
   handle(request: IncomingMessage, response: ServerResponse, url: URL, rawBody: Buffer, enveloped: Enveloped): Promise<boolean>;
+  /** Records the route that owns the request's path and method, for a request refused before handle() (its metrics and span then name the route). */
+  noteRoute(request: IncomingMessage, response: ServerResponse, url: URL): void;
   /** Runs an operation route without HTTP (the CLI's admin commands), answering its status and body. */
   run(method: HttpMethod, path: string, request: { params?: Record<string, string>; query?: URLSearchParams; body?: unknown }, enveloped: Enveloped): Promise<Answer>;
 }
@@ -289,13 +291,22 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
     if (route.scope && !hasScope(context.principal, route.scope)) throw insufficientScope([route.scope]);
   }
 
-  return {
-    async handle(request, response, url, rawBody, enveloped) {
-      const matches = matchables.map((candidate) => ({ candidate, match: candidate.pattern.exec(url.pathname) })).filter((entry) => entry.match !== null);
-      if (matches.length === 0) return false;
+  /** The routes whose path matches, and the one of them for the request's method. */
+  function routesFor(request: IncomingMessage, url: URL) {
+    const matches = matchables.map((candidate) => ({ candidate, match: candidate.pattern.exec(url.pathname) })).filter((entry) => entry.match !== null);
+    const method = (request.method === 'HEAD' ? 'GET' : request.method) as HttpMethod;
+    return { matches, method, found: matches.find((entry) => entry.candidate.route.method === method) };
+  }
 
-      const method = (request.method === 'HEAD' ? 'GET' : request.method) as HttpMethod;
-      const found = matches.find((entry) => entry.candidate.route.method === method);
+  return {
+    noteRoute(request, response, url) {
+      const { route } = routesFor(request, url).found?.candidate ?? {};
+      if (route) matchedRoutes.set(response, `${route.method} ${route.path}`);
+    },
+
+    async handle(request, response, url, rawBody, enveloped) {
+      const { matches, method, found } = routesFor(request, url);
+      if (matches.length === 0) return false;
       if (!found) {
         const allowed: string[] = [...new Set(matches.map((entry) => entry.candidate.route.method))];
         if (allowed.includes('GET')) allowed.push('HEAD');

@@ -199,7 +199,11 @@ export function createRequestHandler(deps: HttpDependencies) {
 
   async function serveRest(request: IncomingMessage, response: ServerResponse, url: URL, requestId: string, startedAt: number) {
     const body = methodsWithBody.has(request.method ?? '') ? await readBody(request, deps.maxBodyBytes) : Buffer.alloc(0);
-    const admission = await admit(request, body);
+    const admission = await admit(request, body).catch((error: unknown) => {
+      // Refused before the router: the answer still names its route (its span, its metrics).
+      rest.noteRoute(request, response, url);
+      throw error;
+    });
     if (deps.usage && admission.principal?.kind === 'api_key') {
       trackResponse(deps.usage, response, admission.principal.keyId, () => matchedRouteOf(response) ?? 'unmatched', startedAt);
     }

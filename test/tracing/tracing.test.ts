@@ -131,6 +131,21 @@ describe('tracing a REST booking create', () => {
     expect(refusedSpan.attributes['hallowgate.request_id']).toBe(refused.body.request_id);
   });
 
+  it('names the route of a request refused before it reaches the router (a bad key, no key)', async () => {
+    const refusals = [
+      await apiClient(server.url, 'key_nothere.sk_nothere')('GET', `/v1/services/${serviceId}/availability?start_date=2027-10-30&end_date=2027-10-30`),
+      await fetch(`${server.url}/v1/bookings`, { method: 'POST' }),
+    ];
+    for (const [refused, route] of [
+      [refusals[0]!, '/v1/services/:id/availability'],
+      [refusals[1]!, '/v1/bookings'],
+    ] as const) {
+      expect(refused.status).toBe(401);
+      const span = await serverSpanOf(refused);
+      expect({ name: span.name, route: span.attributes['http.route'] }).toEqual({ name: `${span.attributes['http.request.method']} ${route}`, route });
+    }
+  });
+
   it('notes the response cache lookup and the data versions read on the span of a cached read', async () => {
     const query = { query: 'query Categories { categories(first: 3) { edges { node { id } } } }' };
     const answers = [];
