@@ -186,6 +186,9 @@ export function createApp(options: AppOptions): App {
       });
     },
     async close() {
+      // The workers claim nothing new from now on, and what they have under way ends while requests
+      // drain, together: stopped one after another, each went on polling until its turn.
+      const workersStopped = Promise.all([deliveryWorker.stop(), offersWorker.stop()]);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await webSocket.close();
       // An open event stream would otherwise keep the server from closing for as long as its client stays.
@@ -196,9 +199,7 @@ export function createApp(options: AppOptions): App {
       await closed;
       clearInterval(closeIdle);
       // After the last response, so every request is counted.
-      await usage?.stop();
-      await deliveryWorker.stop();
-      await offersWorker.stop();
+      await Promise.all([usage?.stop(), workersStopped]);
       await openConnections.close();
       await subscriptionQuota.close();
       await persistedQueries.close();

@@ -1,7 +1,10 @@
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, unansweredGraceMs, type Database } from '../../src/db/connection.js';
 import { loadConfig } from '../../src/config.js';
 import { databaseUnavailable } from '../../src/shared/errors.js';
+import { postgresUrlOf, startServerProcess } from '../access/processes.js';
+import { openEventsDatabase } from '../events/cluster.js';
 import { startFaultProxy, type FaultProxy } from './proxy.js';
 import { answersWithin, outageModes, readiness, slowMachineMarginMs } from './timing.js';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
@@ -157,5 +160,27 @@ describe.skipIf(!postgresUrl)('a PostgreSQL freeze under the default deadlines a
     );
     for (const answer of [rest!, directory!]) expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 503, code: 'service_unavailable' });
     expect(graphql!.body.errors[0].extensions.code).toBe('service_unavailable');
+  });
+});
+
+describe.skipIf(!postgresUrl)('stopping while PostgreSQL is frozen', () => {
+  it('exits after one database deadline, not one per worker: the workers stop at once, together', { timeout: 90_000 }, async () => {
+    const cluster = await openEventsDatabase(postgresUrl!);
+    const proxy = await startFaultProxy(postgresUrlOf(cluster.database));
+    try {
+      // The default deadlines and polling: the workers' polls are under way, each at its own pace, when the server stops.
+      const server = await startServerProcess({ ...cluster.env, DATABASE_URL: proxy.url, WEBHOOK_POLL_MS: '1000' });
+      expect((await apiClient(server.url, cluster.key)('GET', '/v1/bookings?limit=1')).status).toBe(200);
+      proxy.freeze();
+      const exited = once(server.process, 'exit');
+      server.process.kill('SIGTERM');
+      const { DATABASE_STATEMENT_TIMEOUT_MS } = loadConfig({});
+      const [code] = (await answersWithin(DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs + slowMachineMarginMs, () => exited)) as [number | null];
+      expect(code).toBe(0);
+    } finally {
+      proxy.restore();
+      await proxy.close();
+      await cluster.database.close();
+    }
   });
 });
