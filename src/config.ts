@@ -73,7 +73,7 @@ const configSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   /** Webhook attempts one account may have under way at once, over all instances. */
   WEBHOOK_CONCURRENCY_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(4),
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** An endpoint failing without a success for this long is disabled. */
   WEBHOOK_DISABLE_AFTER_MS: z.coerce
     .number()
@@ -109,7 +109,7 @@ const configSchema = z.object({
     .default('1')
     .transform((value) => value === '1' || value === 'true'),
   /** How often in-memory usage buckets are written to the database. */
-  ANALYTICS_FLUSH_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
+  ANALYTICS_FLUSH_MS: z.coerce.number().int().min(10).max(600_000).default(10_000),
   /**
    * Which fast paths run (src/fast-paths.ts): `off` is the plain Pothos + Yoga + Prisma app. Read from
    * the environment once when the code loads; unset here, the process's choice, and createApp refuses
