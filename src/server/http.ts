@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { shouldRenderGraphiQL } from 'graphql-yoga';
 import { otherGraphQLRoute, type UsageRecorder } from '../analytics/recorder.js';
 import { trackResponse } from '../analytics/tracking.js';
-import type { AccessGate, GateRequest } from '../access/gate.js';
+import type { AccessGate, Admission, GateRequest } from '../access/gate.js';
 import { unauthenticated } from '../access/keys.js';
 import { createContext, type AppServices, type Context } from '../graphql/context.js';
 import { maskGraphQLError, wasLogged } from '../graphql/errors.js';
@@ -198,12 +198,16 @@ export function createRequestHandler(deps: HttpDependencies) {
   }
 
   async function serveRest(request: IncomingMessage, response: ServerResponse, url: URL, requestId: string, startedAt: number) {
-    const body = methodsWithBody.has(request.method ?? '') ? await readBody(request, deps.maxBodyBytes) : Buffer.alloc(0);
-    const admission = await admit(request, body).catch((error: unknown) => {
-      // Refused before the router: the answer still names its route (its span, its metrics).
+    let body: Buffer;
+    let admission: Admission;
+    try {
+      body = methodsWithBody.has(request.method ?? '') ? await readBody(request, deps.maxBodyBytes) : Buffer.alloc(0);
+      admission = await admit(request, body);
+    } catch (error) {
+      // Refused before the router (a body too large or too slow, a credential refused): the answer still names its route (its span, its metrics).
       rest.noteRoute(request, response, url);
       throw error;
-    });
+    }
     if (deps.usage && admission.principal?.kind === 'api_key') {
       trackResponse(deps.usage, response, admission.principal.keyId, () => matchedRouteOf(response) ?? 'unmatched', startedAt);
     }

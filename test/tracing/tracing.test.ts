@@ -131,18 +131,21 @@ describe('tracing a REST booking create', () => {
     expect(refusedSpan.attributes['hallowgate.request_id']).toBe(refused.body.request_id);
   });
 
-  it('names the route of a request refused before it reaches the router (a bad key, no key)', async () => {
+  it('names the route of a request refused before it reaches the router (a key refused, a body too large), in its span and its metrics', async () => {
     const refusals = [
       await apiClient(server.url, 'key_nothere.sk_nothere')('GET', `/v1/services/${serviceId}/availability?start_date=2027-10-30&end_date=2027-10-30`),
-      await fetch(`${server.url}/v1/bookings`, { method: 'POST' }),
+      await call('POST', '/v1/bookings', { customer: { name: 'x'.repeat(loadConfig({}).MAX_BODY_BYTES) } }),
     ];
-    for (const [refused, route] of [
-      [refusals[0]!, '/v1/services/:id/availability'],
-      [refusals[1]!, '/v1/bookings'],
+    for (const [refused, status, route] of [
+      [refusals[0]!, 401, '/v1/services/:id/availability'],
+      [refusals[1]!, 413, '/v1/bookings'],
     ] as const) {
-      expect(refused.status).toBe(401);
+      expect(refused.status).toBe(status);
       const span = await serverSpanOf(refused);
-      expect({ name: span.name, route: span.attributes['http.route'] }).toEqual({ name: `${span.attributes['http.request.method']} ${route}`, route });
+      const method = span.attributes['http.request.method'];
+      expect({ name: span.name, route: span.attributes['http.route'] }).toEqual({ name: `${method} ${route}`, route });
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(metrics).toMatch(new RegExp(`^hallowgate_http_requests_total\\{(?=[^}]*route="${method} ${route}")(?=[^}]*status_class="4xx")`, 'm'));
     }
   });
 
