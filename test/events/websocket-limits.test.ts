@@ -113,19 +113,26 @@ describe('graphql-ws limits', () => {
     expect(await closed).toBe(4403);
   });
 
-  it('closes a connection over its rate limit with 1013 (try again later), not 4403, after which clients stop for good', async () => {
-    const { key: limited } = await server.createKey({ scopes: ['bookings:read'], plan: 'free' });
-    const answers = await Promise.all(
-      Array.from({ length: planLimits.free + 1 }, () =>
-        fetch(`${server.url}/v1/bookings?limit=1`, { headers: { authorization: `Bearer ${limited}` } }).then((response) => response.status),
-      ),
-    );
-    expect(answers).toContain(429);
-    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
-    await new Promise((resolve) => socket.once('open', resolve));
-    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
-    socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${limited}` } }));
-    expect(await closed).toBe(1013);
+  it('closes a connection over its rate limit with 1013, try again later, which clients retry; not 4403, after which they stop for good', async () => {
+    // A clock that stays in one minute: the limit's window never turns over during the test.
+    const stopped = new Date('2026-11-22T12:00:30.000Z');
+    const limiting = await startTestServer({ clock: () => stopped });
+    try {
+      const { key: limited } = await limiting.createKey({ scopes: ['bookings:read'], plan: 'free' });
+      const answers = await Promise.all(
+        Array.from({ length: planLimits.free + 1 }, () =>
+          fetch(`${limiting.url}/v1/bookings?limit=1`, { headers: { authorization: `Bearer ${limited}` } }).then((response) => response.status),
+        ),
+      );
+      expect(answers).toContain(429);
+      const socket = new WebSocket(`${limiting.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+      await new Promise((resolve) => socket.once('open', resolve));
+      const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${limited}` } }));
+      expect(await closed).toBe(1013);
+    } finally {
+      await limiting.close();
+    }
   });
 
   it('answers a syntax error with an error for that operation and keeps the socket', async () => {
