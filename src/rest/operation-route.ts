@@ -7,6 +7,7 @@ import { AppError, echoed, invalidParameter, type FieldError } from '../shared/e
 import { camelCaseOf, snakeCaseOf, snakeCasePathOf } from '../shared/naming.js';
 import { answerKeyAt, answerKeysOf, isConnectionType, isHiddenKey, nodeKeysOf, operationOf, type AnswerKey } from './selection.js';
 import type { OperationRoute } from './route.js';
+import { decimalText } from '../shared/decimal.js';
 
 /** Turns a value of the answer into its REST form; undefined where the value stays as it is. */
 type Shaper = (value: unknown) => unknown;
@@ -68,8 +69,6 @@ export interface Parameter {
   type: GraphQLInputType;
 }
 
-const decimalNumber = /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
-
 /** A value as text (from a path or query string) in the form the variable's type takes. */
 function typedValue(parameter: Parameter, text: string): unknown {
   const named = getNamedType(parameter.type);
@@ -85,8 +84,7 @@ function typedValue(parameter: Parameter, text: string): unknown {
     case 'Int':
       return /^-?\d{1,15}$/.test(text) ? Number(text) : text;
     case 'Float':
-      // Decimal notation only: Number() also reads hex, binary and blank-padded text.
-      return decimalNumber.test(text) && Number.isFinite(Number(text)) ? Number(text) : text;
+      return decimalText.test(text) && Number.isFinite(Number(text)) ? Number(text) : text;
     case 'Boolean':
       return text === 'true' ? true : text === 'false' ? false : text;
     default:

@@ -1,5 +1,7 @@
 /** The render() options a host page passes, checked and completed with defaults. */
 
+import { decimalText } from '../../shared/decimal.js';
+
 export const themes = ['pumpkin', 'midnight', 'classic'] as const;
 export type Theme = (typeof themes)[number];
 
@@ -66,16 +68,16 @@ function themeOf(value: unknown, warn: (message: string) => void): Theme {
 
 function wholeNumberOf<Fallback extends number | null>(name: string, value: unknown, max: number, fallback: Fallback, warn: (message: string) => void): number | Fallback {
   if (value === undefined || value === null || value === '') return fallback;
-  const number = Number(value);
+  const number = decimal(value);
   if (Number.isInteger(number) && number >= 1 && number <= max) return number;
   warn(`${name} must be a whole number from 1 to ${max}; ${fallback === null ? 'it is left out' : `using ${fallback}`}.`);
   return fallback;
 }
 
-/** A number, or one written in decimals ("42.5", " -70.9 "); NaN for anything else, which Number() would read as 0 ("", " ") or in hex. */
+/** A number, or one written as text (" -70.9 ": blanks around it are an attribute's, "42.52, -70.9"); NaN for anything else. */
 function decimal(value: unknown): number {
   if (typeof value === 'number') return value;
-  return typeof value === 'string' && /^\s*-?(\d+\.?\d*|\.\d+)\s*$/.test(value) ? Number(value) : Number.NaN;
+  return typeof value === 'string' && decimalText.test(value.trim()) ? Number(value) : Number.NaN;
 }
 
 function decimalOf(name: string, value: unknown, min: number, max: number, fallback: number, warn: (message: string) => void): number {
