@@ -186,8 +186,8 @@ export function createApp(options: AppOptions): App {
       });
     },
     async close() {
-      // The workers claim nothing new from now on, and what they have under way ends while requests
-      // drain, together: stopped one after another, each went on polling until its turn.
+      // The workers claim nothing new from now on, and finish what they have under way while requests
+      // drain, all together: shutdown then takes one dependency deadline at most, not one per worker.
       const workersStopped = Promise.all([deliveryWorker.stop(), offersWorker.stop()]);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await webSocket.close();

@@ -99,10 +99,10 @@ const configSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
   /**
    * A GraphQL query still running after this is stopped and answered 400 query_too_complex. Longer
-   * by default than the database's deadlines (a connection; a statement and the wait past it), so
-   * an outage is answered 503 by them, not as the query's fault.
+   * by default than the database's deadlines together (a connection, then a statement and the wait
+   * past it), so an outage is answered 503 by them, not as the query's fault.
    */
-  GRAPHQL_TIME_BUDGET_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  GRAPHQL_TIME_BUDGET_MS: z.coerce.number().int().min(100).max(60_000).default(12_000),
   /** Record per-key usage (on unless set to 0 or false; the bench turns it off to measure its cost). */
   ANALYTICS_ENABLED: z
     .enum(['0', '1', 'true', 'false'])

@@ -54,6 +54,9 @@ export function bookableWindowOf(args: BookableArgs, now: Date): BookableWindow 
     throw invalidParameter('availableFor', `availableFor is a party size, a whole number from 1 to ${maxPartySize}.`, 'out_of_range');
   }
   const from = availableFrom ?? now;
+  if (availableTo == null && from.getTime() >= latestTime) {
+    throw invalidParameter('availableFrom', 'availableFrom leaves no window: it is the last time there is (9999-12-31T23:59:59.999Z).', 'out_of_range');
+  }
   // A day later, or the last time there is for a window that starts on the last day.
   const to = availableTo ?? new Date(Math.min(from.getTime() + 24 * hourMs, latestTime));
   if (to.getTime() <= from.getTime()) throw invalidParameter('availableTo', 'availableTo must be after availableFrom.', 'before_start');

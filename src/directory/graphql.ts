@@ -165,7 +165,7 @@ const attractionSortFields = {
   PRICE_MAX: 'priceMax',
 } as const;
 
-/** Sorts by distance from the point searched from (lat, lng), nearest first; the default of a search with a point. */
+/** Sorts by distance from the point searched from (lat, lng): ASC nearest first, the default of a search with a point; DESC farthest first. */
 const byDistance = 'DISTANCE';
 
 function orderInput<Fields extends Record<string, string>>(name: string, fields: Fields) {

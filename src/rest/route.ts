@@ -49,11 +49,7 @@ export interface OperationRoute {
   scope?: Scope;
   /** max-age of Cache-Control on successful GETs. */
   cacheSeconds?: number;
-  /**
-   * A query parameter that makes the answer follow places left (`available_for`): bookings and holds
-   * change it without dating any record, so with it the answer has no Last-Modified and max-age 0,
-   * as the availability route's; its ETag still follows its content.
-   */
+  /** A query parameter with which the answer is undated and not kept: no Last-Modified, max-age 0 (its ETag still follows its content). */
   liveWith?: string;
   /** The subscription that answers the route as server-sent events, and the dotted path of each event's answer in its `data`. */
   eventStream?: { operation: DocumentNode; answer: string };

@@ -208,7 +208,10 @@ const adminRoutes: OperationRoute[] = (
   ] satisfies OperationRoute[]
 ).map((route) => ({ ...route, scope: 'admin' as const }));
 
-/** The directory, under /api/v1: every answer is dated by its records' newest update. */
+/**
+ * The directory, under /api/v1: every answer is dated by its records' newest update, but a search
+ * with available_for, which follows places left: bookings and holds change it and date no record.
+ */
 const directoryRoutes: OperationRoute[] = (
   [
     { method: 'GET', path: '/api/v1/events', operation: DirectoryEventsDocument, answer: 'events', lastModified: 'events._modified', liveWith: 'available_for' },

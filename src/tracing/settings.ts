@@ -7,21 +7,23 @@ export type SamplerName = (typeof samplerNames)[number];
 /** The protocols OTEL_EXPORTER_OTLP_PROTOCOL names that this server exports in (OTLP over HTTP). */
 export const exportProtocols = ['http/protobuf', 'http/json'] as const;
 
-const httpUrl = z
-  .string()
-  .optional()
-  .transform((text, context) => {
-    if (text === undefined || text === '') return undefined;
-    const url = URL.canParse(text) ? new URL(text) : null;
-    if (!url || !['http:', 'https:'].includes(url.protocol)) {
-      context.addIssue({ code: 'custom', message: 'must be an http:// or https:// URL of an OTLP/HTTP receiver, like http://collector:4318' });
-      return z.NEVER;
-    }
-    return url.toString();
-  });
-
 /** As OpenTelemetry's environment specification reads a variable: empty (or blank) is unset, as compose and Helm templates leave them. */
 const unsetWhenEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? undefined : value), schema);
+
+const httpUrl = unsetWhenEmpty(
+  z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      if (text === undefined) return undefined;
+      const url = URL.canParse(text) ? new URL(text) : null;
+      if (!url || !['http:', 'https:'].includes(url.protocol)) {
+        context.addIssue({ code: 'custom', message: 'must be an http:// or https:// URL of an OTLP/HTTP receiver, like http://collector:4318' });
+        return z.NEVER;
+      }
+      return url.toString();
+    }),
+);
 
 const exportProtocol = z.enum(exportProtocols, { message: `must be ${exportProtocols.join(' or ')} (gRPC is not supported)` });
 

@@ -204,6 +204,7 @@ describe('available_for on GET /api/v1/attractions', () => {
       [`available_from=${from}`, 'available_from'],
       ['available_for=2&available_from=tomorrow', 'available_from'],
       ['available_for=2&available_from=10000-01-01T00:00:00Z', 'available_from'],
+      ['available_for=2&available_from=9999-12-31T23:59:59.999Z', 'available_from'],
     ];
     for (const [query, field] of cases) {
       const response = await directory('GET', `/api/v1/attractions?${query}`);

@@ -73,7 +73,15 @@ describe('tracing settings', () => {
   });
 
   it('read an OTEL_* variable set to nothing as unset, as OpenTelemetry specifies', () => {
-    const empty = loadConfig({ OTEL_TRACES_SAMPLER: '', OTEL_TRACES_SAMPLER_ARG: '', OTEL_EXPORTER_OTLP_PROTOCOL: ' ', OTEL_SERVICE_NAME: '', OTEL_RESOURCE_ATTRIBUTES: '' });
+    const empty = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: ' ',
+      OTEL_TRACES_SAMPLER: '',
+      OTEL_TRACES_SAMPLER_ARG: '',
+      OTEL_EXPORTER_OTLP_PROTOCOL: ' ',
+      OTEL_SERVICE_NAME: '',
+      OTEL_RESOURCE_ATTRIBUTES: '',
+    });
+    expect(empty.OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
     expect(samplingOf(empty)).toEqual({ sampler: 'parentbased_traceidratio', ratio: 0.1 });
     expect(tracesProtocolOf(empty)).toBe('http/protobuf');
     expect({ name: empty.OTEL_SERVICE_NAME, attributes: empty.OTEL_RESOURCE_ATTRIBUTES }).toEqual({ name: undefined, attributes: {} });
