@@ -4,10 +4,10 @@ import { markRestOperationDocument } from '../graphql/rest-operation-documents.j
 import { dataVersionsOf, type GraphQLDataVersionDependency } from '../response-cache/graphql-data-versions.js';
 import { closestName } from '../shared/closest-name.js';
 import { AppError, echoed, invalidParameter, type FieldError } from '../shared/errors.js';
+import { decimalText } from '../shared/decimal.js';
 import { camelCaseOf, snakeCaseOf, snakeCasePathOf } from '../shared/naming.js';
 import { answerKeyAt, answerKeysOf, isConnectionType, isHiddenKey, nodeKeysOf, operationOf, type AnswerKey } from './selection.js';
 import type { OperationRoute } from './route.js';
-import { decimalText } from '../shared/decimal.js';
 
 /** Turns a value of the answer into its REST form; undefined where the value stays as it is. */
 type Shaper = (value: unknown) => unknown;
