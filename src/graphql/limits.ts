@@ -270,7 +270,8 @@ export function stopPastTimeBudget(context: Context): void {
  * next step. Weighing keeps every admitted operation far under it; this is the net for work the
  * weights cannot see. By default it outlasts the database's deadlines (config.ts), so a database
  * that stops answering is answered 503 by them first. Subscriptions run for as long as they are
- * open, their events are not timed. After the compiled execution in the plugin list: it times the execution that really runs.
+ * open, their events are not timed. After the compiled execution in the plugin list: it times the
+ * execution that really runs.
  */
 export function useOperationTimeBudget(): Plugin<Context> {
   return {
