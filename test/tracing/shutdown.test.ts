@@ -13,7 +13,7 @@ import { requireService } from '../support/services.js';
 
 const postgresUrl = await requireService('postgres');
 
-/** Collectors that do not take spans: one that refuses them (a wrong backend key), one that never answers. */
+/** `server` listening on a free loopback port, with its URL. */
 async function listening<T extends Server | TcpServer>(server: T): Promise<{ server: T; url: string }> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -33,6 +33,7 @@ describe.skipIf(!postgresUrl)('stopping with tracing on while the collector does
 
   beforeAll(async () => {
     cluster = await openEventsDatabase(postgresUrl!);
+    // Collectors that do not take spans: one refuses them (a wrong backend key), one never answers.
     refusing = await listening(createServer((_request, response) => response.writeHead(401).end('Unauthorized')));
     silent = await listening(createTcpServer((socket) => void held.push(socket)));
   });
@@ -55,11 +56,12 @@ describe.skipIf(!postgresUrl)('stopping with tracing on while the collector does
       server.process.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       expect((await apiClient(server.url, cluster.key)('GET', '/v1/bookings?limit=1')).status).toBe(200);
       const stoppedAt = performance.now();
-      const exited = once(server.process, 'exit');
+      // 'close', not 'exit': by then all it wrote has been read.
+      const closed = once(server.process, 'close');
       server.process.kill('SIGTERM');
-      const [code] = (await exited) as [number | null];
+      const [code] = (await closed) as [number | null];
       const elapsedMs = performance.now() - stoppedAt;
-      expect({ code, output: output.includes('Uncaught') || output.includes('    at ') }).toEqual({ code: 0, output: false });
+      expect({ code, stackTrace: output.includes('Uncaught') || output.includes('    at ') }).toEqual({ code: 0, stackTrace: false });
       expect(output).toContain('the collector did not take the last spans');
       expect(elapsedMs).toBeLessThan((waits ? shutdownDeadlineMs : 0) + slowMachineMarginMs * 2);
     });
