@@ -226,8 +226,12 @@ async function listOrSearch<Row extends object>(
 
 const DistanceUnit = builder.enumType('DistanceUnit', { values: { KM: { description: 'Kilometres.' }, MI: { description: 'Statute miles.' } } as const });
 
-/** A search looks at every record in its area, or weighs this many for a party's room: its cost, whatever its page. */
-const searchWork = (args: { availableFor?: number | null }) => (args.availableFor != null ? maxWeighedCandidates : 0);
+/**
+ * What a search may read besides its page, its cost whatever its page: as many records as it weighs
+ * for a party's room, or as one farthest first reads, every record of its radius.
+ */
+const searchWork = (args: { availableFor?: number | null; orderBy?: readonly { field: string; direction?: string | null }[] | null }) =>
+  args.availableFor != null || (args.orderBy?.[0]?.field === byDistance && args.orderBy[0].direction === 'DESC') ? maxWeighedCandidates : 0;
 
 builder.queryFields((t) => {
   const filters = {

@@ -82,6 +82,16 @@ describe('near on GET /api/v1/events', () => {
     expect(graphql.body.data.events.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual(farthest.slice(0, 5).map((event) => event.id));
   });
 
+  it('weighs a farthest-first search as one that reads its whole radius: aliases of it past the cost limit are refused before running', async () => {
+    const aliases = (direction: string) =>
+      `{ ${Array.from({ length: 30 }, (_, index) => `s${index}: events(lat: ${newYork.lat}, lng: ${newYork.lng}, radius: 500, orderBy: [{ field: DISTANCE, direction: ${direction} }], first: 1) { edges { node { id } } }`).join(' ')} }`;
+    const farthest = await call('POST', '/graphql', { query: aliases('DESC') });
+    expect(farthest.body.errors?.[0]?.extensions?.code).toBe('query_too_complex');
+    expect(farthest.body.data).toBeUndefined();
+    const nearest = await call('POST', '/graphql', { query: aliases('ASC') });
+    expect(nearest.body.errors).toBeUndefined();
+  });
+
   it('sort=distance is the default with a point, and radius_unit=mi takes the radius in miles (distances stay in km)', async () => {
     const kilometres = await call('GET', `/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=40&limit=10`);
     const sorted = await call('GET', `/api/v1/events?lat=${newYork.lat}&lng=${newYork.lng}&radius=40&limit=10&sort=distance`);
