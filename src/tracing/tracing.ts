@@ -13,6 +13,7 @@ import {
   type TextMapPropagator,
   type Tracer,
 } from '@opentelemetry/api';
+import { settleWithin } from '../shared/deadline.js';
 import { tracesUrlOf, type TracingSettings } from './settings.js';
 
 /**
@@ -56,21 +57,13 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing |
     tracer: sdk.tracer,
     propagator: sdk.propagator,
     flush: () => sdk.flush(),
-    async shutdown() {
+    shutdown() {
       if (active === started) active = undefined;
       const sent = sdk.shutdown().then(
         () => undefined,
         (error: unknown) => `the collector did not take the last spans (${error instanceof Error ? error.message : String(error)})`,
       );
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<string>((resolve) => {
-        timer = setTimeout(() => resolve(`the collector did not take the last spans within ${shutdownDeadlineMs} ms`), shutdownDeadlineMs);
-      });
-      try {
-        return await Promise.race([sent, late]);
-      } finally {
-        clearTimeout(timer);
-      }
+      return settleWithin<string | undefined>(sent, shutdownDeadlineMs, () => `the collector did not take the last spans within ${shutdownDeadlineMs} ms`);
     },
   };
   active = started;
