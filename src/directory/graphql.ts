@@ -200,7 +200,7 @@ function orderBy<Fields extends Record<string, string>>(fields: Fields, order: r
  * Whether a list sorts by distance, and which way: asked for (alone: it orders every record), or
  * nearest first by default when a point is given without a sort.
  */
-function sortsByDistance(args: { orderBy?: readonly { field: string; direction?: string | null }[] | null; lat?: number | null; lng?: number | null }): DistanceOrder | undefined {
+function sortsByDistance(args: { orderBy?: SortKeys; lat?: number | null; lng?: number | null }): DistanceOrder | undefined {
   const order = args.orderBy ?? [];
   if (order.some((key) => key.field === byDistance) && order.length > 1) {
     throw new AppError('invalid_parameter', 'Sorting by distance orders every record: it cannot be combined with other sort fields.', {
@@ -208,8 +208,15 @@ function sortsByDistance(args: { orderBy?: readonly { field: string; direction?:
     });
   }
   if (!order.length) return args.lat != null || args.lng != null ? 'nearest' : undefined;
-  if (order[0]!.field !== byDistance) return undefined;
-  return order[0]!.direction === 'DESC' ? 'farthest' : 'nearest';
+  return distanceOrderOf(order);
+}
+
+type SortKeys = readonly { field: string; direction?: string | null }[] | null | undefined;
+
+/** Which way the sort orders by distance, when its first key is the distance. */
+function distanceOrderOf(order: SortKeys): DistanceOrder | undefined {
+  if (order?.[0]?.field !== byDistance) return undefined;
+  return order[0].direction === 'DESC' ? 'farthest' : 'nearest';
 }
 
 /** A list of events or attractions: a search (search.ts) when the arguments ask for one, else the plain read. */
@@ -230,8 +237,8 @@ const DistanceUnit = builder.enumType('DistanceUnit', { values: { KM: { descript
  * What a search may read besides its page, its cost whatever its page: as many records as it weighs
  * for a party's room, or as one farthest first reads, every record of its radius.
  */
-const searchWork = (args: { availableFor?: number | null; orderBy?: readonly { field: string; direction?: string | null }[] | null }) =>
-  args.availableFor != null || (args.orderBy?.[0]?.field === byDistance && args.orderBy[0].direction === 'DESC') ? maxWeighedCandidates : 0;
+const searchWork = (args: { availableFor?: number | null; orderBy?: SortKeys }) =>
+  args.availableFor != null || distanceOrderOf(args.orderBy) === 'farthest' ? maxWeighedCandidates : 0;
 
 builder.queryFields((t) => {
   const filters = {
