@@ -206,6 +206,8 @@ function answerOf(compiled: CompiledOperationRoute, data: Record<string, unknown
 /** The template (`GET /v1/bookings/:id`) of the route that answered each response, for usage analytics. */
 const matchedRoutes = new WeakMap<ServerResponse, string>();
 
+const noteMatch = (response: ServerResponse, route: RestRoute) => matchedRoutes.set(response, `${route.method} ${route.path}`);
+
 export function matchedRouteOf(response: ServerResponse): string | undefined {
   return matchedRoutes.get(response);
 }
@@ -301,7 +303,7 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
   return {
     noteRoute(request, response, url) {
       const { route } = routesFor(request, url).found?.candidate ?? {};
-      if (route) matchedRoutes.set(response, `${route.method} ${route.path}`);
+      if (route) noteMatch(response, route);
     },
 
     async handle(request, response, url, rawBody, enveloped) {
@@ -315,7 +317,7 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
         });
       }
       const { route, compiled, paramNames } = found.candidate;
-      matchedRoutes.set(response, `${route.method} ${route.path}`);
+      noteMatch(response, route);
       if (!compiled) {
         if (!isOperationRoute(route))
           sendRepresentation(
