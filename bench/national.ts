@@ -185,6 +185,9 @@ async function bookTonight(prisma: PrismaClient): Promise<Tonight> {
       });
   });
   await prisma.bookingSlot.createMany({ data: rows, skipDuplicates: true });
+  // What autovacuum does after such a write; these machines run PostgreSQL without it, and the
+  // planner would weigh the slots without statistics.
+  await prisma.$executeRawUnsafe('ANALYZE booking_slots');
   return { services: services.length, slots: rows.length, tooFull: rows.filter((row) => row.placesTaken > 0).length };
 }
 

@@ -72,13 +72,16 @@ export interface OpenOptions {
   poolSize?: number;
   /** PostgreSQL's deadlines (deadlineDefaults unless given); a statement deadline of 0 sets none (migrations). */
   deadlines?: DatabaseDeadlines;
-  /** Called with every SQL statement Prisma sends (tests count statements with it); with tracing on, each is a span too. */
-  onQuery?: (sql: string) => void;
+  /** Called with every SQL statement sent (tests count statements with it); with tracing on, each is a span too. */
+  onQuery?: StatementListener;
   /** What this process is, named to whoever finds the embedded database in use (e.g. "hallowgate server"). */
   role?: string;
   /** A migrated and seeded database to make a new embedded one from (in memory, or a data directory without one yet). */
   starter?: () => Promise<Blob | undefined>;
 }
+
+/** Hears a statement: its text, and its values when it is a direct read (Prisma's statements come without). */
+export type StatementListener = (sql: string, values?: readonly unknown[]) => void;
 
 export type DatabaseDeadlines = Pick<Config, 'DATABASE_CONNECT_TIMEOUT_MS' | 'DATABASE_STATEMENT_TIMEOUT_MS' | 'DATABASE_TRANSACTION_TIMEOUT_MS'>;
 
@@ -144,7 +147,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     }
     const prisma = createClient(adapter, options.onQuery);
     const readRows = tracedReads(async <Row>({ text, values, rowMode }: PreparedRead) => {
-      options.onQuery?.(text);
+      options.onQuery?.(text, values);
       return (await pglite.query<Row>(text, values, rowMode ? { rowMode } : undefined)).rows;
     });
     return {
@@ -183,7 +186,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     timeout: deadlines.DATABASE_TRANSACTION_TIMEOUT_MS,
   });
   const readRows = tracedReads(async <Row>(read: PreparedRead) => {
-    options.onQuery?.(read.text);
+    options.onQuery?.(read.text, read.values);
     return (await pool.query<Row & pg.QueryResultRow>(read)).rows;
   });
   return {

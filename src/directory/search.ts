@@ -88,16 +88,24 @@ export interface SearchRead<Record> {
 export const maxWeighedCandidates = 2_000;
 
 /**
- * Candidates in the first batch: enough for a page and the ones the radius leaves out; a party
- * leaves out more (a busy night, most), and each batch weighed costs a statement.
+ * Candidates in the first batch: a page and a margin for the ones the radius leaves out (a box's
+ * corners) or a party does. Reading keys is cheap, so a plain search reads generously; weighing room
+ * for a party reads every candidate's services and places, the dearest statement of a search, so
+ * its first batch stays near the page.
  */
-const batchSize = (take: number, search: Search) => Math.min(Math.max(take * (search.bookable ? 5 : 2), 50), maxBatchSize);
+const firstBatchSize = (take: number, search: Search) => Math.min(search.bookable ? Math.max(Math.ceil(take * 1.5), 10) : Math.max(take * 2, 50), maxBatchSize);
+/** The most candidates one batch weighs. */
+const maxBatchSize = 400;
+/**
+ * The batch after the ones weighed so far: what the page still needs at the share of candidates
+ * kept so far (a busy night keeps few, and the next batch grows to match), with a margin.
+ */
+function nextBatchSize(first: number, needed: number, seen: number, kept: number): number {
+  const keptShare = Math.max(kept, 1) / seen;
+  return Math.min(Math.max(Math.ceil((needed / keptShare) * 1.25), first), maxBatchSize);
+}
 /** The first ring of a search by distance: a city's reach; wider radii are read out to as far as the page needs. */
 const firstRingKm = 25;
-
-/** A search that needs more batches leaves out many: each batch doubles, up to maxBatchSize. */
-const maxBatchSize = 400;
-const nextBatchSize = (size: number) => Math.min(size * 2, maxBatchSize);
 
 /**
  * The page of records of a search, in order, for a Pothos connection's `query` (take = page size + 1,
@@ -116,8 +124,13 @@ export async function searchPage<Record extends object>(context: Context, search
   const withinRadius = (candidate: Candidate) => !search.near || (candidate.distanceKm !== undefined && candidate.distanceKm <= search.near.radiusKm);
 
   const page: { candidate: Candidate; slots?: BookableSlot[] }[] = [];
+  // Candidates seen and room weighed for, across batches and rings; `seen` sizes the next batch.
   let weighed = 0;
+  let seen = 0;
+  const first = firstBatchSize(take, search);
+  const nextSize = () => nextBatchSize(first, take - page.length, seen, page.length);
   const weigh = async (batch: Candidate[]) => {
+    seen += batch.length;
     const kept = batch.filter(withinRadius);
     if (search.bookable && (weighed += kept.length) > maxWeighedCandidates) {
       const message = `A search for room for a party weighs at most ${maxWeighedCandidates} records per page, and these filters leave more without filling it; narrow it with lat, lng and radius, city or category.`;
@@ -156,7 +169,7 @@ export async function searchPage<Record extends object>(context: Context, search
         .map(toCandidate)
         .filter((candidate) => candidate.distanceKm !== undefined && candidate.distanceKm > weighedKm && candidate.distanceKm <= ringKm && isPast(candidate))
         .sort(compare);
-      for (let from = 0, size = batchSize(take, search); from < ring.length && page.length < take; from += size, size = nextBatchSize(size)) {
+      for (let from = 0, size = seen === 0 ? first : nextSize(); from < ring.length && page.length < take; from += size, size = nextSize()) {
         await weigh(ring.slice(from, from + size));
       }
       if (page.length === take || ringKm >= near.radiusKm) break;
@@ -164,7 +177,7 @@ export async function searchPage<Record extends object>(context: Context, search
     }
   } else {
     let after: object = cursor ? { cursor, skip } : {};
-    for (let size = batchSize(take, search); ; size = nextBatchSize(size)) {
+    for (let size = first; ; size = nextSize()) {
       const batch = (await read.findMany({ where, orderBy: read.orderBy, select: read.keys, take: size, ...after })).map(toCandidate);
       await weigh(batch);
       if (page.length === take || batch.length < size) break;

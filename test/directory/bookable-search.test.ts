@@ -14,6 +14,8 @@ let server: TestServer;
 let directory: ApiCall;
 let booker: ApiCall;
 let statements: string[] = [];
+/** The attractions each read of their services and places was sent (its first value). */
+let roomReads: string[][] = [];
 
 /** A place of its own in the Atlantic, where the seed puts nothing. */
 const here = { lat: 31.5, lng: -41.25 };
@@ -29,12 +31,12 @@ interface Place {
 }
 let places: Place[];
 
-/** An attraction `km` east of `here` (about), with one service of `capacity` places bookable every 5 minutes. */
-async function openPlace(km: number, capacity: number): Promise<Place> {
+/** An attraction `km` east of `origin` (about), with one service of `capacity` places bookable every 5 minutes. */
+async function openPlace(km: number, capacity: number, origin = here): Promise<Place> {
   const attractionId = newId('attraction');
-  const longitude = here.lng + km / (111.195 * Math.cos((here.lat * Math.PI) / 180));
+  const longitude = origin.lng + km / (111.195 * Math.cos((origin.lat * Math.PI) / 180));
   await server.prisma.attraction.create({
-    data: { id: attractionId, name: `Room test ${km} km`, description: 'A test place.', city: 'Atlantis', cityKey: 'atlantis', region: 'AT', latitude: here.lat, longitude },
+    data: { id: attractionId, name: `Room test ${km} km`, description: 'A test place.', city: 'Atlantis', cityKey: 'atlantis', region: 'AT', latitude: origin.lat, longitude },
   });
   const serviceId = newId('service');
   await server.prisma.service.create({ data: { id: serviceId, name: `Entry ${km} km`, attractionId, capacity, ...everyFiveMinutes() } });
@@ -42,7 +44,13 @@ async function openPlace(km: number, capacity: number): Promise<Place> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ seed: true, onQuery: (sql) => statements.push(sql) });
+  server = await startTestServer({
+    seed: true,
+    onQuery: (sql, values) => {
+      statements.push(sql);
+      if (values && /FROM services AS s WHERE s\.attraction_id = ANY/.test(sql)) roomReads.push(values[0] as string[]);
+    },
+  });
   directory = apiClient(server.url, (await server.createKey({ scopes: ['directory:read'] })).key);
   booker = apiClient(server.url, (await server.createKey()).key);
   places = [await openPlace(5, 6), await openPlace(10, 6), await openPlace(15, 6), await openPlace(40, 6)];
@@ -191,6 +199,40 @@ describe('available_for on GET /api/v1/attractions', () => {
     const searchStatements = statements.filter((sql) => /\b(attractions|services|booking_slots|directory_version|availability_versions|holds)\b/.test(sql));
     // At most: two data versions (directory, places), the candidates, their services, their places, the page.
     expect(searchStatements.length, searchStatements.join('\n')).toBeLessThanOrEqual(6);
+  });
+
+  it('weighs room first for about a page of the nearest candidates, not for all of them', async () => {
+    // A quiet night: 14 places, each with room.
+    const quiet = { lat: 29.5, lng: -44.25 };
+    const open = [];
+    for (let km = 1; km <= 14; km++) open.push(await openPlace(km, 6, quiet));
+    roomReads = [];
+    const page = await directory(
+      'GET',
+      `/api/v1/attractions?lat=${quiet.lat}&lng=${quiet.lng}&radius=20&sort=distance&available_for=2&available_from=${from}&available_to=${to}&limit=2`,
+    );
+    expect(page.status).toBe(200);
+    expect((page.body.data as Found[]).map((attraction) => attraction.id)).toEqual(open.slice(0, 2).map((place) => place.attractionId));
+    // One read, for the 10 nearest: a page of 2 (and one more, for the next page) with a margin.
+    expect(roomReads).toEqual([open.slice(0, 10).map((place) => place.attractionId)]);
+  });
+
+  it('sizes the next batch by the share the first kept: on a busy night the second read takes what the page still needs', async () => {
+    // A busy night: the 20 nearest places are too small for the party, the 3 farthest have room.
+    const busy = { lat: 27.5, lng: -47.25 };
+    const small = [];
+    for (let km = 1; km <= 20; km++) small.push(await openPlace(km, 2, busy));
+    const roomy = [await openPlace(21, 6, busy), await openPlace(22, 6, busy), await openPlace(23, 6, busy)];
+    roomReads = [];
+    const page = await directory(
+      'GET',
+      `/api/v1/attractions?lat=${busy.lat}&lng=${busy.lng}&radius=30&sort=distance&available_for=6&available_from=${from}&available_to=${to}&limit=2`,
+    );
+    expect(page.status).toBe(200);
+    expect((page.body.data as Found[]).map((attraction) => attraction.id)).toEqual(roomy.slice(0, 2).map((place) => place.attractionId));
+    // The first read kept none of its 10: the second takes the rest at once.
+    expect(roomReads.map((ids) => ids.length)).toEqual([10, 13]);
+    expect(roomReads.flat()).toEqual([...small, ...roomy].map((place) => place.attractionId));
   });
 
   it('refuses a malformed party or window with 400 naming it', async () => {

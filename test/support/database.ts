@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { openDatabase, type Database, type DatabaseDeadlines } from '../../src/db/connection.js';
+import { openDatabase, type Database, type DatabaseDeadlines, type StatementListener } from '../../src/db/connection.js';
 import { randomToken } from '../../src/shared/ids.js';
 import { templateDatabaseName, withDatabase } from './snapshots.js';
 
@@ -14,7 +14,7 @@ export interface TestDatabaseOptions {
   poolSize?: number;
   /** PostgreSQL's deadlines (the server's settings). */
   deadlines?: DatabaseDeadlines;
-  onQuery?: (sql: string) => void;
+  onQuery?: StatementListener;
   /** A PostgreSQL server to use whatever the suite's default (tests that need PostgreSQL itself). */
   postgresUrl?: string;
 }

@@ -4,7 +4,7 @@ import { createApp, type App } from '../../src/app.js';
 import { createApiKey, type NewApiKey } from '../../src/access/keys.js';
 import type { Scope } from '../../src/access/principal.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { Database } from '../../src/db/connection.js';
+import type { Database, StatementListener } from '../../src/db/connection.js';
 import type { Plan, PrismaClient } from '../../src/generated/prisma/client.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { newId } from '../../src/shared/ids.js';
@@ -20,7 +20,7 @@ export interface TestServerOptions {
   clock?: Clock;
   config?: Partial<Config>;
   /** Called with every SQL statement the server sends. */
-  onQuery?: (sql: string) => void;
+  onQuery?: StatementListener;
   /** Run on this PostgreSQL server even when the suite's default is PGlite (from requireService). */
   postgresUrl?: string;
   /** Where the server's log lines go (at config LOG_LEVEL) instead of stdout. */
@@ -101,9 +101,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
 }
 
-function withoutWorkerPolls(onQuery: (sql: string) => void): (sql: string) => void {
-  return (sql) => {
-    if (!sql.includes(offersWorkerPollComment)) onQuery(sql);
+function withoutWorkerPolls(onQuery: StatementListener): StatementListener {
+  return (sql, values) => {
+    if (!sql.includes(offersWorkerPollComment)) onQuery(sql, values);
   };
 }
 
