@@ -201,18 +201,21 @@ describe('available_for on GET /api/v1/attractions', () => {
     expect(searchStatements.length, searchStatements.join('\n')).toBeLessThanOrEqual(6);
   });
 
+  /** The ids of the first page of 2, nearest first, with room for `party` in the window; roomReads holds its reads of room. */
+  async function firstTwoNearest(origin: typeof here, radiusKm: number, party: number): Promise<string[]> {
+    roomReads = [];
+    const query = `lat=${origin.lat}&lng=${origin.lng}&radius=${radiusKm}&sort=distance&available_for=${party}&available_from=${from}&available_to=${to}&limit=2`;
+    const page = await directory('GET', `/api/v1/attractions?${query}`);
+    expect(page.status).toBe(200);
+    return (page.body.data as Found[]).map((attraction) => attraction.id);
+  }
+
   it('weighs room first for about a page of the nearest candidates, not for all of them', async () => {
     // A quiet night: 14 places, each with room.
     const quiet = { lat: 29.5, lng: -44.25 };
     const open = [];
     for (let km = 1; km <= 14; km++) open.push(await openPlace(km, 6, quiet));
-    roomReads = [];
-    const page = await directory(
-      'GET',
-      `/api/v1/attractions?lat=${quiet.lat}&lng=${quiet.lng}&radius=20&sort=distance&available_for=2&available_from=${from}&available_to=${to}&limit=2`,
-    );
-    expect(page.status).toBe(200);
-    expect((page.body.data as Found[]).map((attraction) => attraction.id)).toEqual(open.slice(0, 2).map((place) => place.attractionId));
+    expect(await firstTwoNearest(quiet, 20, 2)).toEqual(open.slice(0, 2).map((place) => place.attractionId));
     // One read, for the 10 nearest: a page of 2 (and one more, for the next page) with a margin.
     expect(roomReads).toEqual([open.slice(0, 10).map((place) => place.attractionId)]);
   });
@@ -223,13 +226,7 @@ describe('available_for on GET /api/v1/attractions', () => {
     const small = [];
     for (let km = 1; km <= 20; km++) small.push(await openPlace(km, 2, busy));
     const roomy = [await openPlace(21, 6, busy), await openPlace(22, 6, busy), await openPlace(23, 6, busy)];
-    roomReads = [];
-    const page = await directory(
-      'GET',
-      `/api/v1/attractions?lat=${busy.lat}&lng=${busy.lng}&radius=30&sort=distance&available_for=6&available_from=${from}&available_to=${to}&limit=2`,
-    );
-    expect(page.status).toBe(200);
-    expect((page.body.data as Found[]).map((attraction) => attraction.id)).toEqual(roomy.slice(0, 2).map((place) => place.attractionId));
+    expect(await firstTwoNearest(busy, 30, 6)).toEqual(roomy.slice(0, 2).map((place) => place.attractionId));
     // The first read kept none of its 10: the second takes the rest at once.
     expect(roomReads.map((ids) => ids.length)).toEqual([10, 13]);
     expect(roomReads.flat()).toEqual([...small, ...roomy].map((place) => place.attractionId));
