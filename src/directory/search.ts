@@ -131,17 +131,22 @@ export async function searchPage<Record extends object>(context: Context, search
   const nextSize = () => nextBatchSize(first, take - page.length, seen, page.length);
   const weigh = async (batch: Candidate[]) => {
     seen += batch.length;
-    const kept = batch.filter(withinRadius);
-    if (search.bookable && (weighed += kept.length) > maxWeighedCandidates) {
-      const message = `A search for room for a party weighs at most ${maxWeighedCandidates} records per page, and these filters leave more without filling it; narrow it with lat, lng and radius, city or category.`;
-      throw invalidParameter('availableFor', message, 'too_broad');
-    }
+    let kept = batch.filter(withinRadius);
+    // Past the budget only the candidates within it are weighed, so that whether a search is
+    // answered depends on its first maxWeighedCandidates, not on where its batches end.
+    const overBudget = search.bookable !== undefined && weighed + kept.length > maxWeighedCandidates;
+    if (overBudget) kept = kept.slice(0, maxWeighedCandidates - weighed);
+    weighed += kept.length;
     const room = search.bookable ? await roomForParty(context, [...new Set(kept.map((candidate) => candidate.attractionId))], search.bookable, now) : undefined;
     for (const candidate of kept) {
       if (page.length === take) return;
       const slots = room?.get(candidate.attractionId);
       if (room && !slots) continue;
       page.push({ candidate, ...(slots ? { slots } : {}) });
+    }
+    if (overBudget && page.length < take) {
+      const message = `A search for room for a party weighs at most ${maxWeighedCandidates} records per page, and these filters leave more without filling it; narrow it with lat, lng and radius, city or category.`;
+      throw invalidParameter('availableFor', message, 'too_broad');
     }
   };
 

@@ -232,6 +232,39 @@ describe('available_for on GET /api/v1/attractions', () => {
     expect(roomReads.flat()).toEqual([...small, ...roomy].map((place) => place.attractionId));
   });
 
+  it('answers when room is found within the first 2,000 candidates, and refuses with 400 only past them', async () => {
+    // 2,010 attractions in a row, 5 m apart: only a few have services.
+    const row = { lat: 25.5, lng: -50.25 };
+    const kmPerDegree = 111.195 * Math.cos((row.lat * Math.PI) / 180);
+    const ids = Array.from({ length: 2010 }, () => newId('attraction'));
+    await server.prisma.attraction.createMany({
+      data: ids.map((id, index) => ({
+        id,
+        name: `Row ${index + 1}`,
+        description: 'A test place.',
+        city: 'Atlantis',
+        cityKey: 'atlantis',
+        region: 'AT',
+        latitude: row.lat,
+        longitude: row.lng + ((index + 1) * 0.005) / kmPerDegree,
+      })),
+    });
+    const serve = (rank: number, capacity: number) =>
+      server.prisma.service.create({ data: { id: newId('service'), name: `Entry ${rank}`, attractionId: ids[rank - 1]!, capacity, ...everyFiveMinutes() } });
+    // Room for 6 at ranks 1,991 to 1,993; room for 7 only at 2,005 and 2,006.
+    for (const rank of [1991, 1992, 1993]) await serve(rank, 6);
+    for (const rank of [2005, 2006]) await serve(rank, 8);
+    expect(await firstTwoNearest(row, 15, 6)).toEqual([ids[1990], ids[1991]]);
+    // Weighed in order, up to the budget and no further.
+    expect(roomReads.flat()).toEqual(ids.slice(0, 2000));
+
+    const query = `lat=${row.lat}&lng=${row.lng}&radius=15&sort=distance&available_for=7&available_from=${from}&available_to=${to}&limit=2`;
+    const refused = await directory('GET', `/api/v1/attractions?${query}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'available_for', code: 'too_broad' })]);
+    await server.prisma.attraction.deleteMany({ where: { id: { in: ids } } });
+  });
+
   it('refuses a malformed party or window with 400 naming it', async () => {
     const cases: [string, string][] = [
       ['available_for=0', 'available_for'],
