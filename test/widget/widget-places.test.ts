@@ -146,6 +146,18 @@ function watchSockets(page: Page): { sockets: PageWebSocket[]; operations: strin
 
 const placesLine = (page: Page, title: string, container = '#events') => page.locator(`${container} li.event`).filter({ hasText: title }).locator('.places');
 
+/**
+ * "Room for 2 at 7:00 PM · 20 places left" for a slot; the day shows when the slot is not on today's
+ * date where the event is (late in New York's evening, the next slots are tomorrow there).
+ */
+function roomFor(startTime: string, remaining: number): string {
+  const start = new Date(startTime);
+  const dateThere = (instant: Date) => new Intl.DateTimeFormat('en-US', { timeZone: timezone, dateStyle: 'short' }).format(instant);
+  const sameDay = dateThere(start) === dateThere(new Date());
+  const at = new Intl.DateTimeFormat('en-US', { timeZone: timezone, ...(sameDay ? {} : { weekday: 'short' }), hour: 'numeric', minute: '2-digit' }).format(start);
+  return `Room for ${party} ${sameDay ? 'at' : 'on'} ${at} · ${remaining} places left`;
+}
+
 /** What the badge should say, from GET /v1/services/{id}/availability: the soonest slot of the window with room for the party. */
 async function expectedBadge(serviceId: string): Promise<string> {
   const day = (time: Date) => time.toISOString().slice(0, 10);
@@ -156,8 +168,7 @@ async function expectedBadge(serviceId: string): Promise<string> {
   );
   const best = slots.find((slot) => slot.remaining >= party);
   if (!best) return 'Sold out';
-  const at = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hour: 'numeric', minute: '2-digit' }).format(new Date(best.start_time));
-  const room = `Room for ${party} at ${at} · ${best.remaining} places left`;
+  const room = roomFor(best.start_time, best.remaining);
   return best.remaining <= Math.max(party, Math.ceil(best.capacity / 5)) ? `Few left · ${room}` : room;
 }
 
@@ -190,7 +201,7 @@ describe('places left in the widget', () => {
     const kinds = await Promise.all([places.open, places.few, places.soldOut].map((place) => placesLine(page, place.title).getAttribute('data-places')));
     expect(kinds).toEqual(['open', 'few', 'sold-out']);
     expect(await placesLine(page, places.noService.title).isHidden()).toBe(true);
-    expect(await placesLine(page, places.open.title).textContent()).toMatch(/^Room for 2 at \d{1,2}:00 [AP]M · 20 places left$/);
+    expect(await placesLine(page, places.open.title).textContent()).toMatch(/^Room for 2 (at|on [A-Z][a-z]{2}) \d{1,2}:00 [AP]M · 20 places left$/);
     expect(pageErrors).toEqual([]);
   });
 
@@ -214,8 +225,7 @@ describe('places left in the widget', () => {
     const day = (time: number) => new Date(time).toISOString().slice(0, 10);
     const answer = await booker('GET', `/v1/services/${places.open.serviceId}/availability?start_date=${day(now)}&end_date=${day(now + 86_400_000)}`);
     const next = (answer.body.data as { start_time: string; remaining: number }[]).find((slot) => Date.parse(slot.start_time) > now)!;
-    const at = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hour: 'numeric', minute: '2-digit' }).format(new Date(next.start_time));
-    await expect.poll(() => placesLine(page, places.open.title).textContent(), { timeout: 15_000 }).toBe(`Room for 2 at ${at} · ${next.remaining} places left`);
+    await expect.poll(() => placesLine(page, places.open.title).textContent(), { timeout: 15_000 }).toBe(roomFor(next.start_time, next.remaining));
   });
 
   it('updates a badge live when a place is taken and when it is freed, over one WebSocket, announcing only that change', async () => {
