@@ -201,11 +201,16 @@ describe('available_for on GET /api/v1/attractions', () => {
     expect(searchStatements.length, searchStatements.join('\n')).toBeLessThanOrEqual(6);
   });
 
-  /** The ids of the first page of 2, nearest first, with room for `party` in the window; roomReads holds its reads of room. */
-  async function firstTwoNearest(origin: typeof here, radiusKm: number, party: number): Promise<string[]> {
+  /** The first page of 2, nearest first, with room for `party` in the window; roomReads holds its reads of room. */
+  function twoNearest(origin: typeof here, radiusKm: number, party: number) {
     roomReads = [];
     const query = `lat=${origin.lat}&lng=${origin.lng}&radius=${radiusKm}&sort=distance&available_for=${party}&available_from=${from}&available_to=${to}&limit=2`;
-    const page = await directory('GET', `/api/v1/attractions?${query}`);
+    return directory('GET', `/api/v1/attractions?${query}`);
+  }
+
+  /** The ids of twoNearest's page, which must be answered. */
+  async function firstTwoNearest(origin: typeof here, radiusKm: number, party: number): Promise<string[]> {
+    const page = await twoNearest(origin, radiusKm, party);
     expect(page.status).toBe(200);
     return (page.body.data as Found[]).map((attraction) => attraction.id);
   }
@@ -258,8 +263,7 @@ describe('available_for on GET /api/v1/attractions', () => {
     // Weighed in order, up to the budget and no further.
     expect(roomReads.flat()).toEqual(ids.slice(0, 2000));
 
-    const query = `lat=${row.lat}&lng=${row.lng}&radius=15&sort=distance&available_for=7&available_from=${from}&available_to=${to}&limit=2`;
-    const refused = await directory('GET', `/api/v1/attractions?${query}`);
+    const refused = await twoNearest(row, 15, 7);
     expect(refused.status).toBe(400);
     expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'available_for', code: 'too_broad' })]);
     await server.prisma.attraction.deleteMany({ where: { id: { in: ids } } });
