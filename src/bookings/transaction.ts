@@ -41,6 +41,15 @@ async function lockAccountLog(tx: Tx, accountId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${accountId}, 0))`;
 }
 
+/**
+ * Holds the account's quotas (its held holds, its widget tokens' among them, and its open waitlist
+ * entries) until commit: a create counts what the account has before adding one, and two creates
+ * counting at once would each find room for one more.
+ */
+export async function lockAccountQuotas(tx: Tx, accountId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${accountId}, 1))`;
+}
+
 /** What a booking transaction needs: a request's context, or the offers worker's. */
 export type TransactionScope = Pick<Context, 'prisma'> & { services: Pick<AppServices, 'clock' | 'bookingEventBus' | 'availabilityBus'> };
 

@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWidgetToken } from '../../src/access/admin.js';
+import { maxHeldHoldsPerAccount, maxHeldHoldsPerWidgetToken } from '../../src/bookings/holds/holds.js';
+import { maxOpenWaitlistEntriesPerAccount } from '../../src/bookings/holds/waitlist.js';
+import { newId } from '../../src/shared/ids.js';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
@@ -215,5 +219,77 @@ describe.skipIf(!postgresUrl)('holds and waitlists under concurrency on PostgreS
     );
     expect(statusesOf(conversions)).toEqual(Array(holds).fill(201));
     expect(await slotRow(serviceId, slot)).toEqual({ confirmed: 10, held: 0 });
+  });
+
+  describe('caps, when creates are sent at once', () => {
+    let serviceId: string;
+    let slot: string;
+    beforeAll(async () => {
+      serviceId = await createService(server, 1000);
+      slot = futureSlot(90);
+    });
+
+    /** Twenty creates sent at once: how many were placed, and the codes of those refused. */
+    async function twentyAtOnce(create: () => Promise<{ status: number; body: { code?: string } }>) {
+      const responses = await Promise.all(Array.from({ length: 20 }, create));
+      for (const response of responses) expect([201, 422]).toContain(response.status);
+      return {
+        placed: responses.filter((response) => response.status === 201).length,
+        refused: new Set(responses.filter((response) => response.status === 422).map((response) => response.body.code)),
+      };
+    }
+
+    /** `count` unexpired holds of the account made by `createdBy`, written straight in (the caps count rows, not places). */
+    async function holdingAlready(accountId: string, count: number, createdBy: string) {
+      await server.prisma.hold.createMany({
+        data: Array.from({ length: count }, () => ({
+          id: newId('hold'),
+          accountId,
+          createdBy,
+          serviceId,
+          startTime: new Date(slot),
+          endTime: new Date(Date.parse(slot) + 300_000),
+          partySize: 1,
+          expiresAt: new Date(Date.parse(slot) - 60_000),
+        })),
+      });
+    }
+
+    it(`places no more than ${maxHeldHoldsPerAccount} held holds in an account: five short of it, twenty at once place five`, async () => {
+      const { key, keyId, accountId } = await server.createKey({ scopes: ['bookings:read', 'bookings:write'] });
+      await holdingAlready(accountId, maxHeldHoldsPerAccount - 5, keyId);
+      const ownCall = apiClient(server.url, key);
+      const outcome = await twentyAtOnce(() => ownCall('POST', '/v1/holds', { service_id: serviceId, start_time: slot, party_size: 1 }));
+      expect(outcome).toEqual({ placed: 5, refused: new Set(['too_many_holds']) });
+    });
+
+    it(`places no more than ${maxHeldHoldsPerWidgetToken} held holds for a booking widget token: five short of it, twenty at once place five`, async () => {
+      const origin = 'https://shop.example';
+      const { accountId } = await server.createKey({ scopes: ['bookings:read'] });
+      const token = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [origin], allowBooking: true, rateLimitPerMinute: 1000 })).id;
+      await holdingAlready(accountId, maxHeldHoldsPerWidgetToken - 5, token);
+      const tokenCall = apiClient(server.url, token);
+      const outcome = await twentyAtOnce(() => tokenCall('POST', '/v1/holds', { service_id: serviceId, start_time: slot, party_size: 1 }, { origin }));
+      expect(outcome).toEqual({ placed: 5, refused: new Set(['too_many_holds']) });
+    });
+
+    it(`opens no more than ${maxOpenWaitlistEntriesPerAccount} waitlist entries in an account: five short of it, twenty at once open five`, async () => {
+      const { key, accountId } = await server.createKey({ scopes: ['bookings:read', 'bookings:write'] });
+      await server.prisma.waitlistEntry.createMany({
+        data: Array.from({ length: maxOpenWaitlistEntriesPerAccount - 5 }, () => ({
+          id: newId('waitlistEntry'),
+          accountId,
+          serviceId,
+          startTime: new Date(slot),
+          partySize: 1,
+          customerName: customer.name,
+          customerEmail: customer.email,
+          offerSeconds: 600,
+        })),
+      });
+      const ownCall = apiClient(server.url, key);
+      const outcome = await twentyAtOnce(() => ownCall('POST', '/v1/waitlist_entries', { service_id: serviceId, start_time: slot, party_size: 1, customer }));
+      expect(outcome).toEqual({ placed: 5, refused: new Set(['too_many_waitlist_entries']) });
+    });
   });
 });

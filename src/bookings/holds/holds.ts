@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../shared/errors.js';
 import { parseInput } from '../../shared/validation.js';
 import { checkPartySize, checkSlot, confirmHeldPlaces, findServiceOrFail } from '../places.js';
 import { accountOf } from '../service.js';
-import { inBookingTransaction, type ChangeRecord, type Tx } from '../transaction.js';
+import { inBookingTransaction, lockAccountQuotas, type ChangeRecord, type Tx } from '../transaction.js';
 import { createWithKey, replayingCreated, requestHash } from '../idempotency.js';
 import { createHoldSchema } from '../validation.js';
 import { holdStatus, lockHold, placeHold, type HoldOwner } from './hold.js';
@@ -33,6 +33,7 @@ export async function createHold(context: Context, rawInput: unknown, idempotenc
   const { created } = await createWithKey(context, idempotencyKey, hash, replay, (key) =>
     inBookingTransaction(context, async (tx, now, record) => {
       await key.claim(tx, now);
+      await lockAccountQuotas(tx, owner.accountId);
       const held = await tx.hold.count({ where: { accountId: owner.accountId, status: 'held', expiresAt: { gt: now } } });
       if (held >= maxHeldHoldsPerAccount) {
         throw new AppError('too_many_holds', `This account holds ${held} slots' places already, the most it may; book or release some first.`);

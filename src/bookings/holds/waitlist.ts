@@ -5,7 +5,7 @@ import { newId } from '../../shared/ids.js';
 import { parseInput } from '../../shared/validation.js';
 import { checkPartySize, checkSlot, findServiceOrFail, lockSlot } from '../places.js';
 import { accountOf } from '../service.js';
-import { inBookingTransaction } from '../transaction.js';
+import { inBookingTransaction, lockAccountQuotas } from '../transaction.js';
 import { createWithKey, replayingCreated, requestHash } from '../idempotency.js';
 import { createWaitlistEntrySchema } from '../validation.js';
 import { holdStatus } from './hold.js';
@@ -36,6 +36,7 @@ export async function createWaitlistEntry(context: Context, rawInput: unknown, i
   const { created } = await createWithKey(context, idempotencyKey, hash, replay, (key) =>
     inBookingTransaction(context, async (tx, now, record) => {
       await key.claim(tx, now);
+      await lockAccountQuotas(tx, accountId);
       const open = await tx.waitlistEntry.count({ where: { accountId, OR: [waitlistStatusWhere('waiting', now), waitlistStatusWhere('offered', now)] } });
       if (open >= maxOpenWaitlistEntriesPerAccount) {
         throw new AppError('too_many_waitlist_entries', `This account has ${open} waitlist entries open, the most it may; withdraw some first.`);
