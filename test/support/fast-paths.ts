@@ -84,6 +84,19 @@ export function describeFastPaths(): void {
       expect(uses > 0).toBe(fastPaths['compiled-execution']);
     });
 
+    it("compiled-execution: a variable's input objects take their fields' defaults, as graphql-js gives them", async () => {
+      // EventOrder's direction is SortDirection! = ASC: left out, the sort is ascending on both paths.
+      const byTitle = 'query ($order: [EventOrder!]) { events(first: 3, orderBy: $order) { edges { node { id } } } }';
+      const uses = await usesDuring('compiled-execution', async () => {
+        const leftOut = await graphql(byTitle, { order: [{ field: 'TITLE' }] });
+        expect(leftOut).toEqual(await graphql(byTitle, { order: [{ field: 'TITLE', direction: 'ASC' }] }));
+        expect(leftOut).not.toEqual(await graphql(byTitle, { order: [{ field: 'TITLE', direction: 'DESC' }] }));
+        // A required variable left out takes its own default, input objects and all.
+        expect(await graphql('query ($order: [EventOrder!]! = [{ field: TITLE }]) { events(first: 3, orderBy: $order) { edges { node { id } } } }')).toEqual(leftOut);
+      });
+      expect(uses > 0).toBe(fastPaths['compiled-execution']);
+    });
+
     it('json-post: a JSON POST is executed before Yoga only when on', async () => {
       const uses = await usesDuring('json-post', () => graphql('query ($first: Int) { categories(first: $first) { edges { node { id } } } }', { first: 1 }));
       expect(uses > 0).toBe(fastPaths['json-post']);
