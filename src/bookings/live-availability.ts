@@ -4,6 +4,7 @@ import type { AvailabilityNotice } from '../events/bus.js';
 import { noteStreamedId } from '../events/sse-resume.js';
 import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
+import { takingTurns } from '../shared/streams.js';
 import { availabilityOf, checkAvailabilityRange, nowOf, type AvailableSlot } from './availability.js';
 
 /**
@@ -119,12 +120,12 @@ async function* availabilityStream(context: Context, notices: AsyncIterator<Avai
     const first = await readAvailability(context, serviceId, startDate, endDate);
     const initial = changesSince(sent, first);
     // Resumed at the state it holds: nothing to send until the next change.
-    if (context.lastEventId !== first.stateId) yield* sentWithStateId(context, initial, first.stateId);
+    if (context.lastEventId !== first.stateId) yield* takingTurns(sentWithStateId(context, initial, first.stateId));
     for (;;) {
       const next = await notices.next();
       if (next.done) return;
       const read = await sharedRead(context, next.value, startDate, endDate);
-      yield* sentWithStateId(context, changesSince(sent, read), read.stateId);
+      yield* takingTurns(sentWithStateId(context, changesSince(sent, read), read.stateId));
     }
   } finally {
     await notices.return?.();

@@ -63,3 +63,19 @@ export function endableStream<T>(source: AsyncIterable<T>, onEnd: () => void = (
   };
   return { stream, end };
 }
+
+/** Items a stream sends between two turns of the event loop. */
+export const itemsPerTurn = 64;
+
+/**
+ * `items`, giving the event loop a turn after every itemsPerTurn of them: a long burst (a month of
+ * slots sent as a stream's first state) would otherwise reach its consumer through promise callbacks
+ * alone, which let no other request, timer or socket in until it ends.
+ */
+export async function* takingTurns<T>(items: Iterable<T>): AsyncGenerator<T, void, undefined> {
+  let sent = 0;
+  for (const item of items) {
+    yield item;
+    if (++sent % itemsPerTurn === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
