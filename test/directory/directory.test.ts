@@ -138,6 +138,12 @@ describe('GET /api/v1/events', () => {
     expect(JSON.stringify(response.body)).toContain(parameter);
   });
 
+  it('counts a name repeated in fields or include once', async () => {
+    const projected = await call('GET', '/api/v1/events?fields=title,title&include=images,images&limit=1');
+    expect(projected.status).toBe(200);
+    expect(Object.keys(projected.body.data[0]).sort()).toEqual(['id', 'images', 'title']);
+  });
+
   it('refuses a sort order naming a field twice, however long, at once: a cursor over hundreds of sort keys held the database for minutes', async () => {
     const fields = ['TITLE', 'CITY', 'STARTS_AT', 'ENDS_AT', 'PRICE_MIN', 'PRICE_MAX', 'UPDATED_AT'];
     const order = Array.from({ length: 200 }, (_, index) => ({ field: fields[index % fields.length]!, direction: index % 2 ? 'DESC' : 'ASC' }));
