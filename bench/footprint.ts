@@ -16,11 +16,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { withScratchDatabase } from './support.js';
+import { startFlags, withScratchDatabase } from './support.js';
 
 const postgresUrl = process.env['BENCH_POSTGRES_URL'] ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-/** What `npm start` runs; BENCH_MAIN=build/main.js compares tsc's unbundled output, BENCH_SOURCE_MAPS=1 adds --enable-source-maps. */
+/** What `npm start` runs, Node's flags and all; BENCH_MAIN=build/main.js compares tsc's unbundled output, BENCH_SOURCE_MAPS=1 adds --enable-source-maps. */
 const startCommand = [
+  ...startFlags,
   ...(process.env['BENCH_SOURCE_MAPS'] ? ['--enable-source-maps'] : []),
   fileURLToPath(new URL(`../${process.env['BENCH_MAIN'] ?? 'build/bundle/main.js'}`, import.meta.url)),
 ];

@@ -4,6 +4,7 @@
  */
 import { fork, type ChildProcess, type ForkOptions } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -30,14 +31,19 @@ export function statusSummary(result: Pick<AutocannonResult, 'statusCodeStats'>)
     .join(' ');
 }
 
+/** The flags `npm start` gives Node (package.json's start script), so a bench server's heap is sized as a deployed one's. */
+export const startFlags = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'));
+
 /**
  * How a bench server runs: through tsx, in production mode, as deployed (README, NODE_ENV: graphql-js
- * skips its development checks), with `env` over this process's environment.
+ * skips its development checks; Node's flags as `npm start` gives them), with `env` over this process's environment.
  * BENCH_CPU_PROFILE=<dir> writes the server's V8 CPU profile there when it exits.
  */
 export function benchServerOptions(env: Record<string, string> = {}): ForkOptions {
   return {
-    execArgv: ['--import', 'tsx', ...(process.env['BENCH_CPU_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROFILE']}`] : [])],
+    execArgv: [...startFlags, '--import', 'tsx', ...(process.env['BENCH_CPU_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROFILE']}`] : [])],
     env: { ...process.env, NODE_ENV: 'production', ...env },
   };
 }

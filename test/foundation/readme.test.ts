@@ -125,10 +125,16 @@ async function until<T>(what: string, condition: () => T | undefined | Promise<T
 
 /**
  * A fresh machine: an empty working directory, and `npm`/`npx`/`curl` as the README's reader has
- * them, but in this installed checkout. `npm start` runs what it runs (build/bundle/main.js) with the
- * working directory kept, so ./.data is the temporary directory's. curl is told to fail on 4xx and
+ * them, but in this installed checkout. `npm start` runs package.json's start script (Node's flags and
+ * build/bundle/main.js) with the working directory kept, so ./.data is the temporary directory's. curl is told to fail on 4xx and
  * 5xx and to print the status, which the test checks.
  */
+/** package.json's start script, its paths made the checkout's. */
+const startScript = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.replace(
+  /(^|\s)build\//g,
+  `$1${join(projectRoot, 'build')}/`,
+);
+
 function freshMachine() {
   const directory = mkdtempSync(join(tmpdir(), 'hallowgate-readme-'));
   const tools = join(directory, '.tools');
@@ -145,7 +151,7 @@ function freshMachine() {
     'npm',
     `case "$1 $2" in
   'install '*) exit 0 ;;  # this checkout is installed: the test runs in it
-  'start '*) exec node '${projectRoot}/build/bundle/main.js' ;;
+  'start '*) exec ${startScript} ;;
   'run db:migrate') exec node --import '${tsxLoader}' '${projectRoot}/src/db/cli.ts' migrate ;;
 esac
 echo "npm $*: not provided to the README test" >&2; exit 127`,
