@@ -1,7 +1,7 @@
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
-import { AppError, databaseUnavailable, isErrorCode, statusForCode, type ErrorCode, type FieldError } from '../shared/errors.js';
+import { AppError, databaseUnavailable, isErrorCode, statusForCode, withEchoesCut, type ErrorCode, type FieldError } from '../shared/errors.js';
 import type { Context } from './context.js';
 import { persistedQueryCodes } from './persisted-queries.js';
 
@@ -13,6 +13,28 @@ function appErrorIn(error: unknown): AppError | undefined {
     current = (current as { originalError?: unknown }).originalError;
   }
   return databaseUnavailable(error);
+}
+
+/**
+ * `error` (with `code` when given) as the client is shown it: what its message quotes of the request
+ * cut as `echoed` cuts it, and so is the message of Yoga's `originalError` extension, which repeats
+ * a body it could not parse (the extension stays: Yoga reads it to choose the HTTP status). The error
+ * itself when there is nothing to change.
+ */
+function withEchoesCutFrom(error: GraphQLError, code?: ErrorCode): GraphQLError {
+  const message = withEchoesCut(error.message);
+  const { originalError: cause, ...extensions } = error.extensions as { originalError?: { message?: unknown } } & Record<string, unknown>;
+  const causeMessage = typeof cause?.message === 'string' ? withEchoesCut(cause.message) : undefined;
+  if (message === error.message && causeMessage === cause?.message && code === undefined) return error;
+  return new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    // Given its code here, it is the client's mistake however it arose: what caused it is not carried on.
+    ...(code ? {} : { originalError: error.originalError }),
+    extensions: { ...extensions, ...(cause ? { originalError: { ...cause, ...(causeMessage === undefined ? {} : { message: causeMessage }) } } : {}), ...(code ? { code } : {}) },
+  });
 }
 
 /**
@@ -37,7 +59,8 @@ export function maskGraphQLError(error: unknown, requestId?: string): GraphQLErr
     });
   }
   const code = graphQLError.extensions['code'];
-  if (isErrorCode(code) || (typeof code === 'string' && persistedQueryCodes.has(code))) return graphQLError;
+  // Refusals carrying a code of ours already (the document limits'): shown as they are, but for what they quote.
+  if (isErrorCode(code) || (typeof code === 'string' && persistedQueryCodes.has(code))) return withEchoesCutFrom(graphQLError);
   if (graphQLError.originalError instanceof PothosValidationError && /^Arguments? "/.test(graphQLError.message)) {
     // Connection arguments Pothos refuses (a negative first, after with last): the client's mistake.
     return new GraphQLError(graphQLError.message, {
@@ -47,14 +70,9 @@ export function maskGraphQLError(error: unknown, requestId?: string): GraphQLErr
     });
   }
   if (!graphQLError.originalError || graphQLError.originalError instanceof GraphQLError) {
-    // Syntax, validation and variable coercion errors: the client's mistake, worth showing as is.
-    return new GraphQLError(graphQLError.message, {
-      nodes: graphQLError.nodes,
-      source: graphQLError.source,
-      positions: graphQLError.positions,
-      path: graphQLError.path,
-      extensions: { ...graphQLError.extensions, code: 'invalid_request' },
-    });
+    // Syntax, validation and variable coercion errors: the client's mistake, worth showing as is, but
+    // for what they quote of the request (withEchoesCutFrom).
+    return withEchoesCutFrom(graphQLError, 'invalid_request');
   }
   return new GraphQLError('Something went wrong on our side.', {
     nodes: graphQLError.nodes,
@@ -157,6 +175,8 @@ export function useDocumentErrorCodes(): Plugin {
   const mark = (error: unknown) => {
     if (!(error instanceof GraphQLError)) return;
     const extensions = error.extensions as Record<string, unknown>;
+    // Yoga shows these as they are, unmasked: what they quote of the document is cut here.
+    error.message = withEchoesCut(error.message);
     if (!isErrorCode(extensions['code'])) extensions['code'] = 'invalid_request';
     extensions['http'] ??= { spec: true, status: 400 };
   };

@@ -131,7 +131,7 @@ function listParameter(parameter: string, raw: string, allowed: readonly string[
     .map((item) => item.trim())
     .filter(Boolean);
   const unknown = items.filter((item) => !allowed.includes(item));
-  if (unknown.length) throw invalidParameter(parameter, `${parameter} has unknown names: ${unknown.join(', ')}. Allowed: ${allowed.join(', ')}.`);
+  if (unknown.length) throw invalidParameter(parameter, `${parameter} has unknown names: ${echoed(unknown.join(', '))}. Allowed: ${allowed.join(', ')}.`);
   return items;
 }
 
@@ -270,7 +270,7 @@ export function compileOperationRoute(schema: GraphQLSchema, route: OperationRou
       .filter(Boolean)
       .map((item) => {
         const field = item.replace(/^-/, '');
-        if (!allowed.includes(field)) throw invalidParameter('sort', `sort cannot use "${field}". Allowed: ${allowed.join(', ')}.`);
+        if (!allowed.includes(field)) throw invalidParameter('sort', `sort cannot use "${echoed(field)}". Allowed: ${allowed.join(', ')}.`);
         return { field: field.toUpperCase(), direction: item.startsWith('-') ? 'DESC' : 'ASC' };
       });
   }

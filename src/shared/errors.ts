@@ -92,6 +92,15 @@ export function echoed(text: string): string {
   return text.length > 64 ? `${text.slice(0, 64)}…` : text;
 }
 
+/**
+ * A library's message (graphql-js, Yoga) with what it quotes of the client's input cut as `echoed`
+ * cuts it: a quoted part, or a run of characters without a space or quote, past 64 characters.
+ * Those libraries quote a refused name or value whole, however long.
+ */
+export function withEchoesCut(message: string): string {
+  return message.replace(/"((?:[^"\\]|\\.){65,})"/g, (_quoted, inner: string) => `"${echoed(inner)}"`).replace(/[^\s"]{65,}/g, echoed);
+}
+
 export function notFound(what: string, id: string): AppError {
   return new AppError('not_found', `No ${what} with id "${echoed(id)}".`);
 }

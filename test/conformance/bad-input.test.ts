@@ -258,6 +258,42 @@ describe('a request body the client breaks off', () => {
   });
 });
 
+describe('what an error repeats of a request', () => {
+  const long = 'a'.repeat(100_000);
+  /** The answer's size, and that it holds at most 64 characters of the long input in one piece. */
+  const expectCut = (answer: unknown) => {
+    const text = JSON.stringify(answer);
+    expect(text.length).toBeLessThan(2_000);
+    expect(text).not.toContain('a'.repeat(65));
+  };
+
+  it('is at most 64 characters of it: a JSON body that never ends, a field name, a variable value', async () => {
+    const unparsable = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: `{"query":"${long}`,
+    });
+    const unparsableAnswer = await unparsable.json();
+    expect(unparsableAnswer.errors[0].extensions.code).toBe('invalid_request');
+    expectCut(unparsableAnswer);
+    const unknownField = await call('POST', '/graphql', { query: `{ ${long} }` });
+    expect(unknownField.body.errors[0].extensions.code).toBe('invalid_request');
+    expectCut(unknownField.body);
+    const badVariable = await call('POST', '/graphql', { query: 'query ($first: Int) { events(first: $first) { edges { node { id } } } }', variables: { first: long } });
+    expect(badVariable.body.errors[0].extensions.code).toBe('invalid_parameter');
+    expectCut(badVariable.body);
+  });
+
+  it('over REST, in sort, fields and include too', async () => {
+    for (const parameter of ['sort', 'fields', 'include']) {
+      const refused = await call('GET', `/api/v1/events?${parameter}=${long.slice(0, 3_000)}`);
+      expect(refused.status).toBe(400);
+      expect(refused.body.code).toBe('invalid_parameter');
+      expectCut(refused.body);
+    }
+  });
+});
+
 describe('node ids', () => {
   it('node(id:) answers null without an error for any id naming nothing', async () => {
     const ids = [
