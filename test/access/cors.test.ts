@@ -30,7 +30,19 @@ describe('CORS preflight', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe(shop);
     expect(response.headers.get('access-control-allow-methods')).toContain('POST');
     const allowedHeaders = response.headers.get('access-control-allow-headers')!.toLowerCase();
-    for (const name of ['authorization', 'content-type', 'idempotency-key', 'x-signature', 'x-signature-timestamp', 'x-request-id']) {
+    // Every request header the README documents: conditional updates (If-Match) and resumed event streams (Last-Event-ID) among them.
+    for (const name of [
+      'authorization',
+      'content-type',
+      'idempotency-key',
+      'if-match',
+      'if-none-match',
+      'if-modified-since',
+      'last-event-id',
+      'x-signature',
+      'x-signature-timestamp',
+      'x-request-id',
+    ]) {
       expect(allowedHeaders).toContain(name);
     }
     expect(response.headers.get('access-control-max-age')).toBe('600');
