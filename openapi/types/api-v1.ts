@@ -443,8 +443,6 @@ export interface operations {
             header?: {
                 /** @description ETags received earlier; a match answers 304. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description An HTTP date; answers 304 when nothing in the answer is newer. */
-                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
             };
             path?: never;
             cookie?: never;
@@ -456,7 +454,6 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "Last-Modified": components["headers"]["Last-Modified"];
                     Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -557,8 +554,6 @@ export interface operations {
             header?: {
                 /** @description ETags received earlier; a match answers 304. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description An HTTP date; answers 304 when nothing in the answer is newer. */
-                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
             };
             path?: never;
             cookie?: never;
@@ -570,7 +565,6 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "Last-Modified": components["headers"]["Last-Modified"];
                     Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -698,8 +692,6 @@ export interface operations {
             header?: {
                 /** @description ETags received earlier; a match answers 304. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description An HTTP date; answers 304 when nothing in the answer is newer. */
-                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
             };
             path?: never;
             cookie?: never;
@@ -711,7 +703,6 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
-                    "Last-Modified": components["headers"]["Last-Modified"];
                     Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

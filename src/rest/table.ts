@@ -209,23 +209,25 @@ const adminRoutes: OperationRoute[] = (
 ).map((route) => ({ ...route, scope: 'admin' as const }));
 
 /**
- * The directory, under /api/v1: every answer is dated by its records' newest update, but a search
- * with available_for, which follows places left: bookings and holds change it and date no record.
+ * The directory, under /api/v1: a record's answer is dated by its newest update (its own, its
+ * relations'). A list is not: records leave it (moved, filtered out) without any date on it moving
+ * forward, so its newest record's date could go back, and If-Modified-Since would answer 304 over
+ * changed contents; its ETag revalidates it. A search with available_for follows places left, which
+ * bookings and holds change: it is never kept over HTTP.
  */
 const directoryRoutes: OperationRoute[] = (
   [
-    { method: 'GET', path: '/api/v1/events', operation: DirectoryEventsDocument, answer: 'events', lastModified: 'events._modified', liveWith: 'available_for' },
+    { method: 'GET', path: '/api/v1/events', operation: DirectoryEventsDocument, answer: 'events', liveWith: 'available_for' },
     { method: 'GET', path: '/api/v1/events/:id', operation: DirectoryEventDocument, answer: 'event', lastModified: 'event._modified' },
     {
       method: 'GET',
       path: '/api/v1/attractions',
       operation: DirectoryAttractionsDocument,
       answer: 'attractions',
-      lastModified: 'attractions._modified',
       liveWith: 'available_for',
     },
     { method: 'GET', path: '/api/v1/attractions/:id', operation: DirectoryAttractionDocument, answer: 'attraction', lastModified: 'attraction._modified' },
-    { method: 'GET', path: '/api/v1/categories', operation: DirectoryCategoriesDocument, answer: 'categories', lastModified: 'categories._modified' },
+    { method: 'GET', path: '/api/v1/categories', operation: DirectoryCategoriesDocument, answer: 'categories' },
     {
       method: 'GET',
       path: '/api/v1/categories/:id_or_slug',

@@ -192,6 +192,22 @@ describe('near at the edges of the map', () => {
     expect(await near('lat=89.95&lng=160&radius=12')).toEqual([polar]);
   });
 
+  it('a list is answered afresh after a record left it, to a client dating its copy: a list has no Last-Modified', async () => {
+    const admin = apiClient(server.url, (await server.createKey({ scopes: ['admin'] })).key);
+    const staying = await placeAttraction(-33.86, 151.2);
+    const leaving = await placeAttraction(-33.861, 151.2);
+    const path = '/api/v1/attractions?lat=-33.86&lng=151.2&radius=5';
+    const before = await call('GET', path);
+    expect(before.body.data.map((attraction: { id: string }) => attraction.id).sort()).toEqual([staying, leaving].sort());
+    expect(before.headers.get('last-modified')).toBeNull();
+    // The newest date the client could have seen: the leaving record's, newest of the two.
+    const since = (await server.prisma.attraction.findUniqueOrThrow({ where: { id: leaving } })).updatedAt.toUTCString();
+    expect((await admin('PATCH', `/v1/admin/attractions/${leaving}`, { latitude: 50, longitude: 50 })).status).toBe(200);
+    const after = await call('GET', path, undefined, { 'if-modified-since': since });
+    expect(after.status).toBe(200);
+    expect(after.body.data.map((attraction: { id: string }) => attraction.id)).toEqual([staying]);
+  });
+
   it('an attraction without a location is never near anything, until an operator places it', async () => {
     const unplaced = newId('attraction');
     await server.prisma.attraction.create({
