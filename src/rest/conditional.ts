@@ -11,6 +11,22 @@ function matchesAnyTag(header: string, tag: string): boolean {
   return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === tag);
 }
 
+const day = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const month = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const imfFixdate = new RegExp(`^${day}, \\d{2} ${month} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT$`);
+const rfc850Date = new RegExp(`^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, \\d{2}-${month}-\\d{2} \\d{2}:\\d{2}:\\d{2} GMT$`);
+const asctimeDate = new RegExp(`^${day} ${month} [ \\d]\\d \\d{2}:\\d{2}:\\d{2} \\d{4}$`);
+
+/**
+ * The instant of an HTTP-date (RFC 9110 §5.6.7: the IMF-fixdate, or the two obsolete forms every
+ * recipient must still read); NaN for anything else, which If-Modified-Since then does not count.
+ */
+function httpDate(value: string): number {
+  if (imfFixdate.test(value) || rfc850Date.test(value)) return Date.parse(value);
+  // asctime has no zone, and is UTC.
+  return asctimeDate.test(value) ? Date.parse(`${value} GMT`) : Number.NaN;
+}
+
 /**
  * RFC 9110 §13.2.2: If-None-Match decides when present; otherwise If-Modified-Since,
  * compared at one-second precision because HTTP dates have no fractions.
@@ -20,7 +36,7 @@ export function isNotModified(headers: IncomingHttpHeaders, tag: string, lastMod
   if (ifNoneMatch !== undefined) return matchesAnyTag(ifNoneMatch, tag);
   const ifModifiedSince = headers['if-modified-since'];
   if (ifModifiedSince === undefined || !lastModified) return false;
-  const since = Date.parse(ifModifiedSince);
+  const since = httpDate(ifModifiedSince);
   if (Number.isNaN(since)) return false;
   return Math.floor(lastModified.getTime() / 1000) <= Math.floor(since / 1000);
 }

@@ -358,6 +358,19 @@ describe('conditional requests', () => {
     expect(after.body.data[0].images[0].alt).toBe('A new description');
   });
 
+  it('reads If-Modified-Since as an HTTP-date in any of its three forms, and ignores anything else', async () => {
+    const [event] = (await call('GET', '/api/v1/events?limit=1')).body.data;
+    const path = `/api/v1/events/${event.id}`;
+    // 1 January 2045, after every record's date: IMF-fixdate, RFC 850 and asctime.
+    for (const form of ['Sun, 01 Jan 2045 00:00:00 GMT', 'Sunday, 01-Jan-45 00:00:00 GMT', 'Sun Jan  1 00:00:00 2045']) {
+      expect((await call('GET', path, undefined, { 'if-modified-since': form })).status, form).toBe(304);
+    }
+    // Not HTTP-dates, though Date.parse reads them: a date the server does not understand validates nothing.
+    for (const other of ['2045-01-01T00:00:00Z', '2045-01-01', 'January 1, 2045']) {
+      expect((await call('GET', path, undefined, { 'if-modified-since': other })).status, other).toBe(200);
+    }
+  });
+
   it("revalidates an attraction when time passes one of its events' start, which moves next_starts_at", async () => {
     // Outside the city whose records other tests here update, so only time moves this one.
     const attraction = await server.prisma.attraction.findFirstOrThrow({
