@@ -27,6 +27,35 @@ describe('a client trickling its request', () => {
     socket.write('POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
     await once(socket, 'close');
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(problemIn(answer)).toMatchObject({ status: 408, code: 'request_timeout' });
+  });
+});
+
+/** Sends `request` as raw bytes and reads the whole answer, until the server closes the connection. */
+async function rawExchange(url: string, request: string): Promise<string> {
+  const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+  let answer = '';
+  socket.on('data', (chunk) => (answer += String(chunk)));
+  socket.write(request);
+  await once(socket, 'close');
+  return answer;
+}
+
+/** The problem document of a raw HTTP answer, checked to be one. */
+function problemIn(answer: string): Record<string, unknown> {
+  const [head, body] = answer.split('\r\n\r\n') as [string, string];
+  expect(head).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
+  return JSON.parse(body) as Record<string, unknown>;
+}
+
+describe('a request Node cannot read as HTTP', () => {
+  it('is answered with a problem document, not a bare status line: headers too large 431, malformed 400', async () => {
+    const tooLarge = await rawExchange(server.url, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: ${'p'.repeat(20_000)}\r\n\r\n`);
+    expect(tooLarge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(problemIn(tooLarge)).toMatchObject({ status: 431, code: 'headers_too_large', request_id: expect.stringMatching(/^req_/) });
+    const malformed = await rawExchange(server.url, 'POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+    expect(malformed).toMatch(/^HTTP\/1\.1 400 /);
+    expect(problemIn(malformed)).toMatchObject({ status: 400, code: 'invalid_request' });
   });
 });
 

@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import type { Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { AppError } from '../shared/errors.js';
+import { problemFor } from './problem.js';
+
+/** The refusal of a request Node could not read as HTTP, by the code of Node's parser error. */
+function refusalOf(code: string | undefined): AppError {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('request_timeout', 'The request did not arrive whole in time.');
+  if (code === 'HPE_HEADER_OVERFLOW') return new AppError('headers_too_large', 'The request headers are over the size limit.');
+  return new AppError('invalid_request', 'The request is not valid HTTP/1.1.');
+}
+
+/**
+ * Answers a request Node's HTTP parser refused (malformed, headers too large, not whole in time)
+ * with a problem document, as every other refusal is answered, instead of Node's bare status line;
+ * then closes the connection, which is in no state to carry another request.
+ */
+export function answerClientErrors(server: Server): void {
+  // The latest response of each connection: a refusal written while one is being sent would
+  // corrupt it (a pipelined request that fails to parse while the one before is answered).
+  const responses = new WeakMap<Duplex, ServerResponse>();
+  server.on('request', (_request, response: ServerResponse) => {
+    if (response.socket) responses.set(response.socket, response);
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const sending = responses.get(socket);
+    if (error.code === 'ECONNRESET' || !socket.writable || (sending?.headersSent && !sending.writableFinished)) {
+      socket.destroy();
+      return;
+    }
+    const refusal = refusalOf(error.code);
+    const problem = problemFor(refusal, `req_${randomUUID().replaceAll('-', '')}`);
+    const body = JSON.stringify(problem);
+    socket.end(
+      `HTTP/1.1 ${problem.status} ${problem.title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+}
