@@ -727,7 +727,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook endpoint's secret
-         * @description Makes a new signing secret, shown only in this answer. For the next 24 h every delivery carries two signatures in `webhook-signature` (new secret and old), so the receiver can switch at its own pace; then only the new one.
+         * @description Makes a new signing secret, shown only in this answer. For the next 24 h every delivery carries two signatures in `webhook-signature` (new secret and old), so the receiver can switch at its own pace; then only the new one. One old secret signs at a time: rotating again within the 24 h makes the secret just replaced the old one, and the one before stops signing at once (what a leaked secret calls for).
          *
          *     Needs the `webhooks:manage` scope (`admin` has every scope).
          *

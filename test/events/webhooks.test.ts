@@ -89,7 +89,7 @@ describe('webhook endpoints', () => {
     await receiver.close();
   });
 
-  it('signs with both secrets for 24 h after a rotation', async () => {
+  it('signs with both secrets for 24 h after a rotation, one old secret at a time', async () => {
     const receiver = await startReceiver();
     const endpoint = await call('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['booking.created'] });
     const rotated = await call('POST', `/v1/webhook_endpoints/${endpoint.body.id}/rotate_secret`);
@@ -100,6 +100,15 @@ describe('webhook endpoints', () => {
     for (const secret of [endpoint.body.secret, rotated.body.secret]) {
       expect(() => new Webhook(secret).verify(webhook!.body, webhook!.headers as Record<string, string>)).not.toThrow();
     }
+    // One old secret at a time: rotated again within the 24 h, the first stops signing at once.
+    const again = await call('POST', `/v1/webhook_endpoints/${endpoint.body.id}/rotate_secret`);
+    await book(54);
+    const [, later] = await receiver.waitFor(2);
+    expect(String(later!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [rotated.body.secret, again.body.secret]) {
+      expect(() => new Webhook(secret).verify(later!.body, later!.headers as Record<string, string>)).not.toThrow();
+    }
+    expect(() => new Webhook(endpoint.body.secret).verify(later!.body, later!.headers as Record<string, string>)).toThrow();
     await call('DELETE', `/v1/webhook_endpoints/${endpoint.body.id}`);
     await receiver.close();
   });

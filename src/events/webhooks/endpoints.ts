@@ -117,7 +117,7 @@ export async function deleteEndpoint(context: Context, id: string): Promise<Webh
   });
 }
 
-/** A new secret; the old one keeps signing beside it for 24 h. */
+/** A new secret; the old one keeps signing beside it for 24 h. One old secret at a time: a second rotation within them drops the first at once. */
 export async function rotateEndpointSecret(context: Context, id: string): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const current = await findOwnEndpoint(context, id);
   const secret = newWebhookSecret();
