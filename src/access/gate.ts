@@ -87,6 +87,14 @@ function withHeaders(error: unknown, headers: Record<string, string>): unknown {
   return error;
 }
 
+/** Refusals of a verified credential (its address, signature, rate limit), by the principal refused. */
+const refusedPrincipals = new WeakMap<object, Principal>();
+
+/** The principal a refusal turned away after verifying its key (so its usage counts the refusal); undefined for any other error. */
+export function refusedPrincipalOf(error: unknown): Principal | undefined {
+  return typeof error === 'object' && error !== null ? refusedPrincipals.get(error) : undefined;
+}
+
 export function createAccessGate(services: AppServices, options: AccessGateOptions = {}): AccessGate {
   const clientAddress = createClientAddressResolver(parseTrustedProxies(options.trustedProxies ?? ''));
   const redis = options.redisUrl ? connectRedis(options.redisUrl, { commandTimeoutMs: options.redisCommandTimeoutMs ?? deadlineDefaults.REDIS_COMMAND_TIMEOUT_MS }) : undefined;
@@ -175,6 +183,7 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
       const status = await rateLimitStatus(credential.principal, address, now);
       return { principal: credential.principal, clientAddress: address, headers: { ...rateLimitHeaders(status), ...cors } };
     } catch (error) {
+      if (error instanceof AppError) refusedPrincipals.set(error, credential.principal);
       throw withHeaders(error, cors);
     }
   }

@@ -4,7 +4,8 @@ import { performance } from 'node:perf_hooks';
 import { shouldRenderGraphiQL } from 'graphql-yoga';
 import { otherGraphQLRoute, type UsageRecorder } from '../analytics/recorder.js';
 import { trackResponse } from '../analytics/tracking.js';
-import type { AccessGate, Admission, GateRequest } from '../access/gate.js';
+import { refusedPrincipalOf, type AccessGate, type Admission, type GateRequest } from '../access/gate.js';
+import type { Principal } from '../access/principal.js';
 import { unauthenticated } from '../access/keys.js';
 import { createContext, type AppServices, type Context } from '../graphql/context.js';
 import { maskGraphQLError, wasLogged } from '../graphql/errors.js';
@@ -120,6 +121,11 @@ export function createRequestHandler(deps: HttpDependencies) {
     return gate.admit(gateRequest);
   }
 
+  /** Counts the response in its API key's usage (when analytics are on and the request was an API key's, admitted or refused after its key was verified). */
+  function trackUsage(response: ServerResponse, principal: Principal | null | undefined, routeOf: (response: ServerResponse) => string, startedAt: number): void {
+    if (deps.usage && principal?.kind === 'api_key') trackResponse(deps.usage, response, principal.keyId, () => routeOf(response), startedAt);
+  }
+
   async function serveGraphQL(request: IncomingMessage, response: ServerResponse, url: URL, requestId: string, startedAt: number) {
     // The GraphiQL page is the one thing /graphql serves without a credential.
     if (shouldRenderGraphiQL({ method: request.method ?? 'GET', headers: new Headers({ accept: request.headers.accept ?? '' }) } as Request)) {
@@ -141,13 +147,12 @@ export function createRequestHandler(deps: HttpDependencies) {
     } catch (error) {
       const refusal = error instanceof AppError ? error : databaseUnavailable(error);
       if (!refusal) throw error;
+      trackUsage(response, refusedPrincipalOf(error), graphqlRouteOfResponse, startedAt);
       refuseGraphQL(request, response, refusal);
       return;
     }
     for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
-    if (deps.usage && admission.principal?.kind === 'api_key') {
-      trackResponse(deps.usage, response, admission.principal.keyId, () => graphqlRoutes.get(response) ?? otherGraphQLRoute, startedAt);
-    }
+    trackUsage(response, admission.principal, graphqlRouteOfResponse, startedAt);
     const jsonPost = executeJsonPosts ? jsonPostOf(method, request.headers, body) : undefined;
     // Shared with the context Yoga makes on a miss, so each data version is still read once.
     const dataVersionReads: Context['dataVersionReads'] = new Map();
@@ -206,11 +211,10 @@ export function createRequestHandler(deps: HttpDependencies) {
     } catch (error) {
       // Refused before the router (a body too large or too slow, a credential refused): the answer still names its route (its span, its metrics).
       rest.noteRoute(request, response, url);
+      trackUsage(response, refusedPrincipalOf(error), restRouteOfResponse, startedAt);
       throw error;
     }
-    if (deps.usage && admission.principal?.kind === 'api_key') {
-      trackResponse(deps.usage, response, admission.principal.keyId, () => matchedRouteOf(response) ?? 'unmatched', startedAt);
-    }
+    trackUsage(response, admission.principal, restRouteOfResponse, startedAt);
     for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
     const handled = await rest.handle(request, response, url, body, yoga.getEnveloped({ admission, requestId, lastEventId: lastEventIdOf(request.headers['last-event-id']) }));
     if (handled) return;
@@ -263,6 +267,11 @@ export function createRequestHandler(deps: HttpDependencies) {
   const tracer = activeTracer();
   return tracer ? traceRequests(tracer, handleRequest, routeTemplateOf) : handleRequest;
 }
+
+/** The usage route of a /graphql response: its operation's, once one ran. */
+const graphqlRouteOfResponse = (response: ServerResponse): string => graphqlRoutes.get(response) ?? otherGraphQLRoute;
+/** The usage route of a REST response: its matched route's. */
+const restRouteOfResponse = (response: ServerResponse): string => matchedRouteOf(response) ?? 'unmatched';
 
 /** The path template of the route that answered: a REST route's, or /graphql; undefined for anything else. */
 function routeTemplateOf(response: ServerResponse): string | undefined {

@@ -56,6 +56,20 @@ describe('usage recording with periodic flushes', () => {
     expect(buckets[0]!.bytes).toBeGreaterThan(0);
   });
 
+  it('counts the requests of a verified key that the gate refuses (its address not allowed), REST and GraphQL', async () => {
+    const { key, keyId } = await server.createKey({ ipAllowlist: ['203.0.113.0/24'] });
+    expect((await apiClient(server.url, key)('GET', '/api/v1/categories')).status).toBe(403);
+    expect((await postGraphQL(server.url, key, { query: '{ __typename }' })).status).toBe(403);
+    // A key that is not one is nobody's usage.
+    expect((await apiClient(server.url, `${key}x`)('GET', '/api/v1/categories')).status).toBe(401);
+
+    const buckets = await flushedRequests(server.prisma, keyId, 2);
+    expect(buckets.map(({ route, statusClass, requests }) => ({ route, statusClass, requests }))).toEqual([
+      { route: 'GET /api/v1/categories', statusClass: '4xx', requests: 1 },
+      { route: 'graphql:other', statusClass: '4xx', requests: 1 },
+    ]);
+  });
+
   it('names GraphQL requests by operation and adds later flushes to the same bucket', async () => {
     const { key, keyId } = await server.createKey();
     expect((await postGraphQL(server.url, key, { query: 'query Cats { categories(first: 1) { edges { node { slug } } } }' })).status).toBe(200);
