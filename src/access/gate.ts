@@ -170,8 +170,9 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
   }
 
   async function admitCredential(request: GateRequest, origin: RequestOrigin, credential: Credential, address: string, now: Date): Promise<Admission> {
-    const cors = corsFor(origin, credential);
+    let cors: Record<string, string> = {};
     try {
+      cors = corsFor(origin, credential);
       if (credential.ipAllowlist.length > 0) {
         if (!isInRanges(address, credential.ipAllowlist)) {
           throw new AppError('ip_not_allowed', `Requests from ${address} are not allowed for this key.`);
