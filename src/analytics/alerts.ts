@@ -80,7 +80,8 @@ async function measure(prisma: PrismaClient, rule: RuleWithKey, window: { start:
       return requests;
     case 'rate_limit_share':
       // A promo key has no limit while its bypass lasts, so no share of one.
-      return rule.apiKey.promo && promoBypassActive(window.start) ? null : requests / planLimits[rule.apiKey.plan];
+      // Refused requests are counted too (429 past the limit): the share stops at the whole limit.
+      return rule.apiKey.promo && promoBypassActive(window.start) ? null : Math.min(1, requests / planLimits[rule.apiKey.plan]);
     case 'error_rate': {
       if (requests < errorRateMinimumRequests) return null;
       const errors = rows.filter((row) => row.statusClass === '4xx' || row.statusClass === '5xx').reduce((sum, row) => sum + (row._sum.requests ?? 0), 0);

@@ -43,8 +43,8 @@ async function lockAccountLog(tx: Tx, accountId: string): Promise<void> {
 
 /**
  * Holds the account's quotas (its held holds, its widget tokens' among them, and its open waitlist
- * entries) until commit: a create counts what the account has before adding one, and two creates
- * counting at once would each find room for one more.
+ * entries) until commit: a create counts what the account has with its own row in, and two creates
+ * counting at once would each miss the other's.
  */
 export async function lockAccountQuotas(tx: Tx, accountId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${accountId}, 1))`;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError } from '../shared/errors.js';
 import { problemFor } from './problem.js';
@@ -17,23 +17,27 @@ function refusalOf(code: string | undefined): AppError {
  * then closes the connection, which is in no state to carry another request.
  */
 export function answerClientErrors(server: Server): void {
-  // The latest response of each connection: a refusal written while one is being sent would
-  // corrupt it (a pipelined request that fails to parse while the one before is answered).
-  const responses = new WeakMap<Duplex, ServerResponse>();
-  server.on('request', (_request, response: ServerResponse) => {
-    if (response.socket) responses.set(response.socket, response);
+  // Each connection's responses not yet finished (pipelined requests queue theirs): a refusal written
+  // while one of them is being sent would land inside it.
+  const unfinished = new WeakMap<Duplex, Set<ServerResponse>>();
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    let responses = unfinished.get(request.socket);
+    if (!responses) unfinished.set(request.socket, (responses = new Set()));
+    responses.add(response);
+    response.once('close', () => responses.delete(response));
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const sending = responses.get(socket);
-    if (error.code === 'ECONNRESET' || !socket.writable || (sending?.headersSent && !sending.writableFinished)) {
+    const sending = [...(unfinished.get(socket) ?? [])].some((response) => response.headersSent);
+    if (error.code === 'ECONNRESET' || !socket.writable || sending) {
       socket.destroy();
       return;
     }
     const refusal = refusalOf(error.code);
     const problem = problemFor(refusal, `req_${randomUUID().replaceAll('-', '')}`);
     const body = JSON.stringify(problem);
-    socket.end(
-      `HTTP/1.1 ${problem.status} ${problem.title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    const answer = `HTTP/1.1 ${problem.status} ${problem.title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+    // Closed from this side once written, whether or not the client closes its own (a half-open
+    // connection would otherwise outlive the request and hold up the server's close).
+    socket.end(answer, () => socket.destroy());
   });
 }

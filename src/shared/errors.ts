@@ -98,11 +98,23 @@ export function echoed(text: string): string {
 
 /**
  * A library's message (graphql-js, Yoga) with what it quotes of the client's input cut as `echoed`
- * cuts it: a quoted part, or a run of characters without a space or quote, past 64 characters.
- * Those libraries quote a refused name or value whole, however long.
+ * cuts it: each quoted part, and each run of characters without a space, past 64 characters. Those
+ * libraries quote a refused name or value whole, however long. One pass, whatever the message holds.
  */
 export function withEchoesCut(message: string): string {
-  return message.replace(/"((?:[^"\\]|\\.){65,})"/g, (_quoted, inner: string) => `"${echoed(inner)}"`).replace(/[^\s"]{65,}/g, echoed);
+  let cut = '';
+  let at = 0;
+  for (;;) {
+    const open = message.indexOf('"', at);
+    if (open === -1) break;
+    // Its closing quote: the next one not escaped; none, and the rest is cut by runs only.
+    let close = open + 1;
+    while (close < message.length && message[close] !== '"') close += message[close] === '\\' ? 2 : 1;
+    if (close >= message.length) break;
+    cut += `${message.slice(at, open)}"${echoed(message.slice(open + 1, close))}"`;
+    at = close + 1;
+  }
+  return (cut + message.slice(at)).replace(/\S{65,}/g, echoed);
 }
 
 export function notFound(what: string, id: string): AppError {

@@ -2,6 +2,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { maxAlertRulesPerKey } from '../../src/analytics/alerts.js';
+import { newId } from '../../src/shared/ids.js';
 import { apiClient } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
@@ -104,6 +105,22 @@ describe('rate_limit_share alerts', () => {
     } finally {
       await subscription.dispose();
     }
+  });
+
+  it('stop at the whole limit: the requests refused past it are counted, the share is at most 1', async () => {
+    const { key, keyId } = await server.createKey({ plan: 'free' });
+    // 110 in one minute: 100 answered, 10 refused 429, all counted once flushed.
+    await requests(key, '/api/v1/categories', 110);
+    for (;;) {
+      const counted = await server.prisma.usageBucket.aggregate({ where: { apiKeyId: keyId }, _sum: { requests: true } });
+      if ((counted._sum.requests ?? 0) >= 110) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Written straight in: the key, over its limit, is refused the mutation too.
+    await server.prisma.alertRule.create({ data: { id: newId('alertRule'), apiKeyId: keyId, metric: 'rate_limit_share', threshold: 0.99 } });
+    await requests(key, '/api/v1/categories', 1);
+    const [alert] = await alertsOf(keyId, 1);
+    expect(alert!.value).toBe(1);
   });
 
   it('never reach another account’s subscription', async () => {

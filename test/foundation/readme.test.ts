@@ -132,7 +132,7 @@ async function until<T>(what: string, condition: () => T | undefined | Promise<T
 /** package.json's start script, its paths made the checkout's. */
 const startScript = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.replace(
   /(^|\s)build\//g,
-  `$1${join(projectRoot, 'build')}/`,
+  `$1'${join(projectRoot, 'build')}'/`,
 );
 
 function freshMachine() {

@@ -57,6 +57,35 @@ describe('a request Node cannot read as HTTP', () => {
     expect(malformed).toMatch(/^HTTP\/1\.1 400 /);
     expect(problemIn(malformed)).toMatchObject({ status: 400, code: 'invalid_request' });
   });
+
+  it('is answered and its connection closed, though the client keeps its own side open', async () => {
+    const connections = () => new Promise<number>((resolve, reject) => server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+    const socket = net.connect({ port: Number(new URL(server.url).port), host: '127.0.0.1', allowHalfOpen: true });
+    let answer = '';
+    socket.on('data', (chunk) => (answer += String(chunk)));
+    socket.write('POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+    await once(socket, 'end');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    // Before, the server only ended its side: the connection stayed open, and so did the server's close.
+    while ((await connections()) > 0) await new Promise((resolve) => setImmediate(resolve));
+    socket.destroy();
+  });
+
+  it('on a connection whose earlier response is still being sent, closes it without writing into that response', async () => {
+    const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => (received += String(chunk)));
+    const subscription = JSON.stringify({ query: 'subscription { bookingEvents { id } }' });
+    // Pipelined: the stream's response waits for the first, and is being sent when the bad bytes come.
+    socket.write(
+      'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n' +
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: ${Buffer.byteLength(subscription)}\r\n\r\n${subscription}`,
+    );
+    while (!received.includes('text/event-stream')) await once(socket, 'data');
+    socket.write('NOT HTTP\r\n\r\n');
+    await once(socket, 'close');
+    expect(received).not.toMatch(/HTTP\/1\.1 400/);
+  });
 });
 
 describe('HTTP foundation', () => {

@@ -91,8 +91,13 @@ export function describeFastPaths(): void {
         const leftOut = await graphql(byTitle, { order: [{ field: 'TITLE' }] });
         expect(leftOut).toEqual(await graphql(byTitle, { order: [{ field: 'TITLE', direction: 'ASC' }] }));
         expect(leftOut).not.toEqual(await graphql(byTitle, { order: [{ field: 'TITLE', direction: 'DESC' }] }));
-        // A required variable left out takes its own default, input objects and all.
+        // A required variable left out takes its own default, input objects and all, and a default
+        // that a scalar parses (a DateTime) as its value, not its text.
         expect(await graphql('query ($order: [EventOrder!]! = [{ field: TITLE }]) { events(first: 3, orderBy: $order) { edges { node { id } } } }')).toEqual(leftOut);
+        const from = new Date(Date.now() + 86_400_000).toISOString();
+        const bookable = (definitions: string, argument: string) =>
+          `query ${definitions} { events(first: 3, availableFor: 1, availableFrom: ${argument}) { edges { node { id } } } }`;
+        expect(await graphql(bookable(`($from: DateTime! = "${from}")`, '$from'))).toEqual(await graphql(bookable('', `"${from}"`)));
       });
       expect(uses > 0).toBe(fastPaths['compiled-execution']);
     });

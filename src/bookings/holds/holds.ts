@@ -24,6 +24,24 @@ export const maxHeldHoldsPerAccount = 1000;
 /** Holds one booking widget token may have held at once: visitors of a public page cannot use up the account's. */
 export const maxHeldHoldsPerWidgetToken = 100;
 
+/**
+ * Refuses the hold just placed when it takes its account, or its widget token, past its cap: counted
+ * with it, under the account's quota lock held to the commit, so that of creates racing, exactly those
+ * past the cap are refused. Taken last, the lock queues only the ends of those transactions.
+ */
+async function refuseHoldsPastCaps(tx: Tx, owner: HoldOwner, now: Date): Promise<void> {
+  await lockAccountQuotas(tx, owner.accountId);
+  const held = await tx.hold.count({ where: { accountId: owner.accountId, status: 'held', expiresAt: { gt: now } } });
+  if (held > maxHeldHoldsPerAccount) {
+    throw new AppError('too_many_holds', `This account holds ${held - 1} slots' places already, the most it may; book or release some first.`);
+  }
+  if (owner.createdBy === undefined) return;
+  const heldByToken = await tx.hold.count({ where: { createdBy: owner.createdBy, status: 'held', expiresAt: { gt: now } } });
+  if (heldByToken > maxHeldHoldsPerWidgetToken) {
+    throw new AppError('too_many_holds', `This widget token holds ${heldByToken - 1} slots' places already, the most one may; try again once some are booked or have expired.`);
+  }
+}
+
 /** Places a hold; a retry with the create's Idempotency-Key answers the hold the first request placed, as it is now. */
 export async function createHold(context: Context, rawInput: unknown, idempotencyKey: string | null): Promise<Hold> {
   const owner = holdOwnerOf(context);
@@ -33,17 +51,6 @@ export async function createHold(context: Context, rawInput: unknown, idempotenc
   const { created } = await createWithKey(context, idempotencyKey, hash, replay, (key) =>
     inBookingTransaction(context, async (tx, now, record) => {
       await key.claim(tx, now);
-      await lockAccountQuotas(tx, owner.accountId);
-      const held = await tx.hold.count({ where: { accountId: owner.accountId, status: 'held', expiresAt: { gt: now } } });
-      if (held >= maxHeldHoldsPerAccount) {
-        throw new AppError('too_many_holds', `This account holds ${held} slots' places already, the most it may; book or release some first.`);
-      }
-      if (owner.createdBy !== undefined) {
-        const heldByToken = await tx.hold.count({ where: { createdBy: owner.createdBy, status: 'held', expiresAt: { gt: now } } });
-        if (heldByToken >= maxHeldHoldsPerWidgetToken) {
-          throw new AppError('too_many_holds', `This widget token holds ${heldByToken} slots' places already, the most one may; try again once some are booked or have expired.`);
-        }
-      }
       const service = await findServiceOrFail(tx, input.serviceId);
       checkSlot(service, input.startTime, now);
       checkPartySize(service, input.partySize);
@@ -60,6 +67,7 @@ export async function createHold(context: Context, rawInput: unknown, idempotenc
         },
         now,
       );
+      await refuseHoldsPastCaps(tx, owner, now);
       await key.keep(tx, hold.id);
       return hold;
     }),

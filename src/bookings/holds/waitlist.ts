@@ -36,11 +36,6 @@ export async function createWaitlistEntry(context: Context, rawInput: unknown, i
   const { created } = await createWithKey(context, idempotencyKey, hash, replay, (key) =>
     inBookingTransaction(context, async (tx, now, record) => {
       await key.claim(tx, now);
-      await lockAccountQuotas(tx, accountId);
-      const open = await tx.waitlistEntry.count({ where: { accountId, OR: [waitlistStatusWhere('waiting', now), waitlistStatusWhere('offered', now)] } });
-      if (open >= maxOpenWaitlistEntriesPerAccount) {
-        throw new AppError('too_many_waitlist_entries', `This account has ${open} waitlist entries open, the most it may; withdraw some first.`);
-      }
       const service = await findServiceOrFail(tx, input.serviceId);
       checkSlot(service, input.startTime, now);
       checkPartySize(service, input.partySize);
@@ -62,6 +57,13 @@ export async function createWaitlistEntry(context: Context, rawInput: unknown, i
         },
       });
       await offerFreedPlaces(tx, record, service.id, input.startTime, now);
+      // Counted with this entry in, under the account's quota lock held to the commit (taken last, it
+      // queues only the ends of racing creates): exactly those past the cap are refused.
+      await lockAccountQuotas(tx, accountId);
+      const open = await tx.waitlistEntry.count({ where: { accountId, OR: [waitlistStatusWhere('waiting', now), waitlistStatusWhere('offered', now)] } });
+      if (open > maxOpenWaitlistEntriesPerAccount) {
+        throw new AppError('too_many_waitlist_entries', `This account has ${open - 1} waitlist entries open, the most it may; withdraw some first.`);
+      }
       await key.keep(tx, id);
       return tx.waitlistEntry.findUniqueOrThrow({ where: { id } });
     }),
