@@ -87,7 +87,7 @@ function withHeaders(error: unknown, headers: Record<string, string>): unknown {
   return error;
 }
 
-/** Refusals of a verified credential (its address, signature, rate limit), by the principal refused. */
+/** Refusals of a verified credential (its origin, address, signature, rate limit), by the principal refused. */
 const refusedPrincipals = new WeakMap<object, Principal>();
 
 /** The principal a refusal turned away after verifying its key (so its usage counts the refusal); undefined for any other error. */
