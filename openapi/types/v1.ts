@@ -703,7 +703,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again
-         * @description Queues a `succeeded` or `failed` delivery for another attempt now, with the same `webhook-id` and the same body (a new timestamp and signature).
+         * @description Queues a `succeeded` or `failed` delivery for another attempt now (after the endpoint's delivery being sent, if one is: an endpoint receives one at a time), with the same `webhook-id` and the same body (a new timestamp and signature). A test event is attempted once again, never retried.
          *
          *     Needs the `webhooks:manage` scope (`admin` has every scope).
          *

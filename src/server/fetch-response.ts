@@ -23,7 +23,22 @@ export async function writeFetchResponse(response: ServerResponse, fetchResponse
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    response.write(value);
+    // A client that reads slowly holds its stream back, not the server's memory: the next event is
+    // read once this one is out (a booking-event stream reads the log from where it stopped).
+    if (!response.write(value)) await drained(response);
   }
   response.end();
+}
+
+/** Resolves once what was written has gone out, or the response has closed. */
+function drained(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const settle = () => {
+      response.off('drain', settle);
+      response.off('close', settle);
+      resolve();
+    };
+    response.on('drain', settle);
+    response.on('close', settle);
+  });
 }

@@ -5,7 +5,8 @@ import { CloseCode } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { AccessGate, Admission } from '../access/gate.js';
+import { refusedPrincipalOf, type AccessGate, type Admission } from '../access/gate.js';
+import type { Principal } from '../access/principal.js';
 import { unauthenticated } from '../access/keys.js';
 import type { OpenConnections } from '../access/revocation.js';
 import type { UsageRecorder } from '../analytics/recorder.js';
@@ -83,6 +84,11 @@ export function attachGraphQLWebSocket(
   const webSocketServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: options.maxPayloadBytes, WebSocket: ClientWebSocket });
   const { quota } = options;
 
+  /** Counts a socket's operation start (or its refused connection) in its API key's usage, with the status it would have had over HTTP. */
+  function recordUsage(principal: Principal | null | undefined, status: number, route = otherGraphQLRoute) {
+    if (usage && principal?.kind === 'api_key') usage.record({ apiKeyId: principal.keyId, route, status, latencyMs: 0, bytes: 0 });
+  }
+
   /** Opens a subscription's slot on its socket and its credential; the refusal when either is full. */
   async function openSubscription(extra: SocketExtra, id: string): Promise<GraphQLError[] | undefined> {
     if (extra.closed) return [subscriptionGone()];
@@ -139,6 +145,8 @@ export function attachGraphQLWebSocket(
           }
           return true;
         } catch (error) {
+          // A verified key refused (its rate, its origin, its address) counts in its usage, as over HTTP.
+          if (error instanceof AppError) recordUsage(refusedPrincipalOf(error), error.status);
           // Over its rate, the client may come back later: 1013, which clients back off on and retry,
           // rather than graphql-ws's refusal (4403), after which a client such as the widget gives up.
           if (error instanceof AppError && error.code === 'rate_limited') {
@@ -158,12 +166,8 @@ export function attachGraphQLWebSocket(
         try {
           const extra = ctx.extra as SocketExtra;
           const { principal } = extra.admission!;
-          // Analytics count each operation start once, with the status it would have had over HTTP.
-          const recordStart = (status: number, route = otherGraphQLRoute) => {
-            if (usage && principal?.kind === 'api_key') {
-              usage.record({ apiKeyId: principal.keyId, route, status, latencyMs: 0, bytes: 0 });
-            }
-          };
+          // Analytics count each operation start once.
+          const recordStart = (status: number, route?: string) => recordUsage(principal, status, route);
           if (principal) {
             try {
               await gate.meter(extra.admission!);

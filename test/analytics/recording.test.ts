@@ -56,17 +56,28 @@ describe('usage recording with periodic flushes', () => {
     expect(buckets[0]!.bytes).toBeGreaterThan(0);
   });
 
-  it('counts the requests of a verified key that the gate refuses (its address not allowed), REST and GraphQL', async () => {
+  it('counts the requests of a verified key that the gate refuses (its address not allowed), REST, GraphQL and graphql-ws', async () => {
     const { key, keyId } = await server.createKey({ ipAllowlist: ['203.0.113.0/24'] });
     expect((await apiClient(server.url, key)('GET', '/api/v1/categories')).status).toBe(403);
     expect((await postGraphQL(server.url, key, { query: '{ __typename }' })).status).toBe(403);
+    const socket = createClient({
+      url: `${server.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${key}` },
+      lazy: false,
+      onNonLazyError: () => undefined,
+      retryAttempts: 0,
+    });
+    const closed = await new Promise<CloseEvent>((resolve) => socket.on('closed', (event) => resolve(event as CloseEvent)));
+    expect(closed.code).toBe(4403);
+    await socket.dispose();
     // A key that is not one is nobody's usage.
     expect((await apiClient(server.url, `${key}x`)('GET', '/api/v1/categories')).status).toBe(401);
 
-    const buckets = await flushedRequests(server.prisma, keyId, 2);
+    const buckets = await flushedRequests(server.prisma, keyId, 3);
     expect(buckets.map(({ route, statusClass, requests }) => ({ route, statusClass, requests }))).toEqual([
       { route: 'GET /api/v1/categories', statusClass: '4xx', requests: 1 },
-      { route: 'graphql:other', statusClass: '4xx', requests: 1 },
+      { route: 'graphql:other', statusClass: '4xx', requests: 2 },
     ]);
   });
 

@@ -144,6 +144,14 @@ describe('POST /v1/webhook_endpoints/{id}/test', () => {
     const failed = await call('POST', `/v1/webhook_endpoints/${endpoint.id}/test`, { event: 'api_key.usage_alert' });
     expect(failed.body).toMatchObject({ status: 'failed', attempt_count: 1, next_attempt_at: null });
     expect(failed.body.attempts.map((attempt: { response_status: number }) => attempt.response_status)).toEqual([500]);
+    // Redelivered, it is attempted once more and not retried either.
+    expect((await call('POST', `/v1/webhook_endpoints/${endpoint.id}/deliveries/${failed.body.id}/redeliver`)).status).toBe(202);
+    let redelivered = failed.body;
+    while (redelivered.attempts.length < 2) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      [redelivered] = (await call('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries`)).body.data;
+    }
+    expect(redelivered).toMatchObject({ status: 'failed', attempt_count: 2, next_attempt_at: null });
 
     const notTaken = await call('POST', `/v1/webhook_endpoints/${endpoint.id}/test`, { event: 'booking.created' });
     expect(notTaken.status).toBe(422);

@@ -75,6 +75,35 @@ describe('webhook endpoints', () => {
     await receiver.close();
   });
 
+  it('sends a redelivery only once the delivery being sent is answered: one at a time per endpoint', async () => {
+    let open = 0;
+    let mostOpen = 0;
+    let releaseHeld: (() => void) | undefined;
+    const receiver = await startReceiver(async (_webhook, index) => {
+      mostOpen = Math.max(mostOpen, ++open);
+      // The second delivery is held for a second, or until another arrives beside it.
+      if (index === 1) await new Promise<void>((resolve) => setTimeout((releaseHeld = resolve), 1000));
+      else releaseHeld?.();
+      open--;
+      return 200;
+    });
+    const endpoint = await call('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['booking.created'] });
+    await book(55);
+    const [first] = await receiver.waitFor(1);
+    const deliveries = () => call('GET', `/v1/webhook_endpoints/${endpoint.body.id}/deliveries`);
+    while ((await deliveries()).body.data[0].status !== 'succeeded') await new Promise((resolve) => setTimeout(resolve, 20));
+    const [delivered] = (await deliveries()).body.data;
+
+    await book(56);
+    await receiver.waitFor(2);
+    expect((await call('POST', `/v1/webhook_endpoints/${endpoint.body.id}/deliveries/${delivered.id}/redeliver`)).status).toBe(202);
+    const received = await receiver.waitFor(3);
+    expect(received[2]!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(mostOpen).toBe(1);
+    await call('DELETE', `/v1/webhook_endpoints/${endpoint.body.id}`);
+    await receiver.close();
+  });
+
   it('gives up after the last retry, and sends only the kinds an endpoint asked for', async () => {
     const receiver = await startReceiver(() => 500);
     const endpoint = await call('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['booking.cancelled'] });

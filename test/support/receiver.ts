@@ -6,8 +6,8 @@ export interface ReceivedWebhook {
   body: string;
 }
 
-/** A webhook receiver on loopback; `respond` decides each answer's status. */
-export async function startReceiver(respond: (received: ReceivedWebhook, index: number) => number = () => 200) {
+/** A webhook receiver on loopback; `respond` decides each answer's status (and, returning a promise, when it is sent). */
+export async function startReceiver(respond: (received: ReceivedWebhook, index: number) => number | Promise<number> = () => 200) {
   const received: ReceivedWebhook[] = [];
   const waiters: (() => void)[] = [];
   const server = createServer((request, response) => {
@@ -16,9 +16,11 @@ export async function startReceiver(respond: (received: ReceivedWebhook, index: 
     request.on('end', () => {
       const webhook = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
       received.push(webhook);
-      response.writeHead(respond(webhook, received.length - 1));
-      response.end();
       for (const wake of waiters.splice(0)) wake();
+      void Promise.resolve(respond(webhook, received.length - 1)).then((status) => {
+        response.writeHead(status);
+        response.end();
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

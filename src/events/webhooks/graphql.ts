@@ -3,7 +3,8 @@ import { builder } from '../../graphql/builder.js';
 import { upperCaseEnum } from '../../graphql/enums.js';
 import { inputRules } from '../../graphql/input-coercion.js';
 import { createEndpoint, deleteEndpoint, findOwnEndpoint, newEndpointInput, redeliver, rotateEndpointSecret, updateEndpoint } from './endpoints.js';
-import { isTestEventBody, sendTestEvent } from './test-event.js';
+import { sendTestEvent } from './test-event.js';
+import { isTestEventBody } from './worker.js';
 
 const DeliveryStatus = upperCaseEnum('WebhookDeliveryStatus', ['pending', 'succeeded', 'failed']);
 

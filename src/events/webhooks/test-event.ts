@@ -23,11 +23,6 @@ const testInput = z.object({
   event: z.enum(webhookEventTypes, { error: `event is one of ${webhookEventTypes.join(', ')}.` }).default('booking.created'),
 });
 
-/** Whether a delivery's body is a test event (`"test": true`, which only test events carry). */
-export function isTestEventBody(payload: unknown): boolean {
-  return (payload as { test?: unknown } | null)?.test === true;
-}
-
 /** A booking that could have caused `type`, with fresh ids that name no record. */
 function exampleBooking(accountId: string, type: WebhookEventType, now: Date): Booking {
   const start = new Date(Math.floor(now.getTime() / dayMs) * dayMs + 7 * dayMs + 19 * hourMs);
@@ -161,18 +156,14 @@ export async function sendTestEvent(context: Context, endpointId: string, rawInp
       createdAt: now,
     },
   });
-  await attemptDelivery(
-    // Never retried: no schedule of waits.
-    { ...attemptOptionsOf(services.config, { prisma: context.prisma, logger: services.logger, clock: services.clock, secrets: services.secrets }), retrySchedule: [] },
-    {
-      id: delivery.id,
-      endpoint_id: endpoint.id,
-      message_id: messageId,
-      payload: delivery.payload,
-      attempt_count: 1,
-      locked_until: lockedUntil,
-      trace_parent: currentTraceParent(),
-    },
-  );
+  await attemptDelivery(attemptOptionsOf(services.config, { prisma: context.prisma, logger: services.logger, clock: services.clock, secrets: services.secrets }), {
+    id: delivery.id,
+    endpoint_id: endpoint.id,
+    message_id: messageId,
+    payload: delivery.payload,
+    attempt_count: 1,
+    locked_until: lockedUntil,
+    trace_parent: currentTraceParent(),
+  });
   return delivery;
 }

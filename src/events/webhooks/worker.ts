@@ -98,6 +98,11 @@ async function send(options: AttemptOptions, endpoint: WebhookEndpoint, delivery
   }
 }
 
+/** Whether a delivery's body is a test event (`"test": true`, which only test events carry). */
+export function isTestEventBody(payload: unknown): boolean {
+  return (payload as { test?: unknown } | null)?.test === true;
+}
+
 /**
  * Sends one attempt of a claimed delivery and records its outcome: the attempt, the delivery's next
  * state (done, or due again after the retry schedule), and the endpoint's failure streak.
@@ -117,7 +122,8 @@ async function sendAndRecord(options: AttemptOptions, delivery: ClaimedDelivery,
   const outcome = await send(options, endpoint, delivery, deadline);
   span.answered(new URL(endpoint.url), outcome.responseStatus);
   const now = clock();
-  const retryAfter = options.retrySchedule[delivery.attempt_count - 1];
+  // A test event is attempted once, redelivered or not: it never holds the endpoint's real deliveries back.
+  const retryAfter = isTestEventBody(delivery.payload) ? undefined : options.retrySchedule[delivery.attempt_count - 1];
   // 410 Gone: the receiver says the endpoint is no more, so it is disabled rather than retried.
   const gone = outcome.responseStatus === 410;
   const finished = outcome.ok || gone || retryAfter === undefined;
@@ -165,7 +171,8 @@ async function sendAndRecord(options: AttemptOptions, delivery: ClaimedDelivery,
  * Claims due deliveries from the database and sends them. A claim is a lease (locked_until) taken
  * with FOR UPDATE SKIP LOCKED, so instances never send one attempt twice, and a crashed instance's
  * attempt is claimed again once its lease ends, with the same webhook-id. Per endpoint, only the
- * oldest pending delivery is claimable, so each endpoint receives events in log order.
+ * oldest pending delivery is claimable, and only while none of the endpoint's deliveries is leased
+ * (a redelivery, or a test event being sent), so each endpoint receives events in log order, one at a time.
  *
  * Claims are made whenever a slot frees (and every pollMs), never waiting for a batch to finish, so
  * a slow endpoint holds one slot, not the queue; and each account has at most
@@ -201,7 +208,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
                 SELECT head.id, head.next_attempt_at, head.seq, coalesce(leased.count, 0) AS leased,
                   row_number() OVER (PARTITION BY e.account_id ORDER BY head.next_attempt_at, head.seq) AS place
                 FROM (
-                  SELECT DISTINCT ON (endpoint_id) id, endpoint_id, seq, next_attempt_at, locked_until
+                  -- With how many of the endpoint's deliveries are being sent (a redelivery may stand before one).
+                  SELECT DISTINCT ON (endpoint_id) id, endpoint_id, seq, next_attempt_at,
+                    count(*) FILTER (WHERE locked_until > ${now}) OVER (PARTITION BY endpoint_id) AS sending
                   FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id, seq) head
                 JOIN webhook_endpoints e ON e.id = head.endpoint_id
                 LEFT JOIN (
@@ -209,8 +218,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
                   FROM webhook_deliveries ld JOIN webhook_endpoints le ON le.id = ld.endpoint_id
                   WHERE ld.status = 'pending' AND ld.locked_until > ${now}
                   GROUP BY le.account_id) leased ON leased.account_id = e.account_id
-                WHERE e.enabled AND e.deleted_at IS NULL AND head.next_attempt_at <= ${now}
-                  AND (head.locked_until IS NULL OR head.locked_until <= ${now})) due
+                WHERE e.enabled AND e.deleted_at IS NULL AND head.next_attempt_at <= ${now} AND head.sending = 0) due
               WHERE due.leased + due.place <= ${options.concurrencyPerAccount}
               ORDER BY due.next_attempt_at, due.seq
               LIMIT ${limit})

@@ -473,7 +473,8 @@ const v1: DocumentProse = {
       tags: ['Webhook endpoints'],
       operationId: 'redeliverWebhookDelivery',
       summary: 'Send a delivery again',
-      description: 'Queues a `succeeded` or `failed` delivery for another attempt now, with the same `webhook-id` and the same body (a new timestamp and signature).',
+      description:
+        "Queues a `succeeded` or `failed` delivery for another attempt now (after the endpoint's delivery being sent, if one is: an endpoint receives one at a time), with the same `webhook-id` and the same body (a new timestamp and signature). A test event is attempted once again, never retried.",
       response: 'The delivery, `pending` again.',
       parameters: { id: endpointId, delivery_id: 'A delivery of this endpoint; any other gives 404.' },
       errors: { delivery_pending: 'the delivery is still being attempted.' },
