@@ -43,7 +43,8 @@ export const maxAlertRulesPerKey = 25;
 export function createAlertRule(prisma: PrismaClient, apiKeyId: string, input: AlertRuleInput, query: Pick<Prisma.AlertRuleCreateArgs, 'select' | 'include'>): Promise<AlertRule> {
   return prisma.$transaction(async (tx) => {
     // The key row's lock makes concurrent creations take turns, so two cannot both take the last place.
-    await tx.$queryRaw`SELECT id FROM api_keys WHERE id = ${apiKeyId} FOR UPDATE`;
+    // NO KEY: the usage rows that reference the key (whose inserts share-lock it) do not hold it back.
+    await tx.$queryRaw`SELECT id FROM api_keys WHERE id = ${apiKeyId} FOR NO KEY UPDATE`;
     if ((await tx.alertRule.count({ where: { apiKeyId } })) >= maxAlertRulesPerKey) {
       throw new AppError('too_many_alert_rules', `A key has at most ${maxAlertRulesPerKey} alert rules; delete one before creating another.`);
     }

@@ -131,7 +131,8 @@ export async function updateService(prisma: PrismaClient, id: string, input: unk
   const change = parseInput(serviceChange, input);
   const given = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined)) as Partial<ServiceFields>;
   return prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT 1 FROM services WHERE id = ${id} FOR UPDATE`;
+    // NO KEY: the bookings and holds that reference the row (whose inserts share-lock it) do not hold it back.
+    await tx.$executeRaw`SELECT 1 FROM services WHERE id = ${id} FOR NO KEY UPDATE`;
     const current = await tx.service.findUnique({ where: { id } });
     if (!current) throw notFound('service', id);
     const next: ServiceFields = {

@@ -4,6 +4,12 @@ const streamedContentType = /^\s*(text\/event-stream|multipart\/)/i;
 
 /** Copies a fetch Response (from Yoga, or a REST event stream) onto the Node response, streaming SSE bodies as they come. */
 export async function writeFetchResponse(response: ServerResponse, fetchResponse: Response): Promise<void> {
+  // The client left while the answer was being made: its 'close' has been emitted already, so a
+  // stream (a subscription, with its place in the key's quota) is ended here or never.
+  if (response.destroyed) {
+    await fetchResponse.body?.cancel().catch(() => undefined);
+    return;
+  }
   response.statusCode = fetchResponse.status;
   fetchResponse.headers.forEach((value, name) => response.setHeader(name, value));
   if (!fetchResponse.body) {
@@ -32,6 +38,7 @@ export async function writeFetchResponse(response: ServerResponse, fetchResponse
 
 /** Resolves once what was written has gone out, or the response has closed. */
 function drained(response: ServerResponse): Promise<void> {
+  if (response.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const settle = () => {
       response.off('drain', settle);

@@ -71,7 +71,8 @@ export async function createEndpoint(context: Context, rawInput: unknown): Promi
   const secret = newWebhookSecret();
   const endpoint = await context.prisma.$transaction(async (tx) => {
     // The account row's lock makes concurrent creations take turns, so two cannot both take the last place.
-    await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+    // NO KEY: the inserts that reference the row (every booking of the account) do not hold it back.
+    await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
     const existing = await tx.webhookEndpoint.count({ where: { accountId, deletedAt: null } });
     if (existing >= maxEndpointsPerAccount) {
       throw new AppError('too_many_endpoints', `An account has at most ${maxEndpointsPerAccount} webhook endpoints; delete one before creating another.`);

@@ -1,7 +1,14 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/shared/ids.js';
+import { startFaultProxy } from '../faults/proxy.js';
+import { openService } from '../support/bookable.js';
+import { subscriptionsActive } from '../support/metrics.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { requireService } from '../support/services.js';
+
+const redisUrl = await requireService('redis');
 
 let server: TestServer;
 let key: string;
@@ -80,5 +87,59 @@ describe('an event stream whose client stops reading', () => {
     });
     answer.destroy();
     expect(received).toEqual(eventIds.slice(1));
+  });
+});
+
+/** Sends a whole request on a new connection and closes it at once. */
+function sendAndLeave(baseUrl: string, credential: string, head: string, body = ''): Promise<void> {
+  const { port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(`${head}\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${credential}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, () => {
+        socket.destroy();
+        resolve();
+      });
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe.skipIf(!redisUrl)('an event stream whose client leaves before it starts', () => {
+  it('ends its subscription, over GraphQL SSE, multipart and REST', async () => {
+    const proxy = await startFaultProxy(redisUrl!);
+    const counted = await startTestServer({ seed: true, config: { REDIS_URL: proxy.url } });
+    try {
+      const { key: credential } = await counted.createKey({ scopes: ['bookings:read'] });
+      const service = await openService(counted.prisma);
+      const subscription = JSON.stringify({ query: 'subscription { bookingEvents { id } }' });
+      const day = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      // While Redis does not answer, a subscription waits up to a second for its place in the key's
+      // quota before its answer starts: each client has left by then.
+      proxy.freeze();
+      await Promise.all(
+        Array.from({ length: 5 }, () => [
+          sendAndLeave(counted.url, credential, 'POST /graphql HTTP/1.1\r\ncontent-type: application/json\r\naccept: text/event-stream', subscription),
+          sendAndLeave(counted.url, credential, 'POST /graphql HTTP/1.1\r\ncontent-type: application/json\r\naccept: multipart/mixed;subscriptionSpec=1.0', subscription),
+          sendAndLeave(counted.url, credential, `GET /v1/services/${service}/availability?start_date=${day}&end_date=${day} HTTP/1.1\r\naccept: text/event-stream`),
+        ]).flat(),
+      );
+      // Past that second (their answers made for no one), Redis answers again.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      proxy.restore();
+
+      // A stream that stays is counted, so the gauge tells it from the others.
+      const staying = await fetch(`${counted.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: subscription,
+      });
+      const deadline = Date.now() + 10_000;
+      while ((await subscriptionsActive(counted.url)) !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await subscriptionsActive(counted.url)).toBe(1);
+      await staying.body!.cancel();
+    } finally {
+      await counted.close();
+      await proxy.close();
+    }
   });
 });
