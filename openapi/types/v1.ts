@@ -753,7 +753,7 @@ export interface paths {
          * Send the endpoint a test event
          * @description Sends the endpoint, now, one signed example event of the kind in `event`: a body of exactly the shape a real event of that kind has (fresh example ids that name no record), plus a top-level `"test": true`, inside the signed body. Its `webhook-id` is a fresh `msg_…`.
          *
-         *     It goes through the delivery code real events take (signature, address checks, the 10 s deadline) and is recorded as a delivery of this endpoint (`test: true` in the list), attempted once and never retried. It never enters the booking log: `GET /v1/booking_events`, subscriptions and the other endpoints never see it. Booking kinds also need the `bookings:read` scope, as an endpoint receiving them does; the endpoint must take the kind (its `events` empty or listing it).
+         *     It goes through the delivery code real events take (signature, address checks, the 10 s deadline) and takes its turn as they do: while a delivery to the endpoint is being sent, or the account has `WEBHOOK_CONCURRENCY_PER_ACCOUNT` under way, it is refused with 409 `endpoint_busy`. It is recorded as a delivery of this endpoint (`test: true` in the list), attempted once and never retried. A disabled endpoint takes tests too, to try a receiver before enabling it again. It never enters the booking log: `GET /v1/booking_events`, subscriptions and the other endpoints never see it. Booking kinds also need the `bookings:read` scope, as an endpoint receiving them does; the endpoint must take the kind (its `events` empty or listing it).
          *
          *     Needs the `webhooks:manage` scope (`admin` has every scope).
          *
@@ -1160,7 +1160,7 @@ export interface components {
              * @description Stable snake_case error code.
              * @enum {string}
              */
-            code: "booking_cancelled" | "delivery_pending" | "headers_too_large" | "hold_expired" | "idempotency_key_in_use" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_json" | "invalid_parameter" | "invalid_request" | "invalid_signature" | "ip_not_allowed" | "key_revoked" | "method_not_allowed" | "not_acceptable" | "not_found" | "origin_not_allowed" | "payload_too_large" | "precondition_failed" | "query_too_complex" | "rate_limited" | "replayed_request" | "request_timeout" | "service_unavailable" | "signature_expired" | "slot_full" | "too_many_alert_rules" | "too_many_endpoints" | "too_many_holds" | "too_many_subscriptions" | "too_many_waitlist_entries" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
+            code: "booking_cancelled" | "delivery_pending" | "endpoint_busy" | "endpoint_disabled" | "headers_too_large" | "hold_expired" | "idempotency_key_in_use" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_json" | "invalid_parameter" | "invalid_request" | "invalid_signature" | "ip_not_allowed" | "key_revoked" | "method_not_allowed" | "not_acceptable" | "not_found" | "origin_not_allowed" | "payload_too_large" | "precondition_failed" | "query_too_complex" | "rate_limited" | "replayed_request" | "request_timeout" | "service_unavailable" | "signature_expired" | "slot_full" | "too_many_alert_rules" | "too_many_endpoints" | "too_many_holds" | "too_many_subscriptions" | "too_many_waitlist_entries" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
             /** @description The `X-Request-Id` of the request. */
             request_id: string;
             errors?: components["schemas"]["FieldError"][];
@@ -3680,7 +3680,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
-            /** @description `delivery_pending`: the delivery is still being attempted. */
+            /** @description `delivery_pending`: the delivery is still being attempted. `endpoint_disabled`: the endpoint is disabled: enable it first. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3780,6 +3780,15 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            /** @description `endpoint_busy`: a delivery to the endpoint is being sent, or the account has as many under way as it may. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];

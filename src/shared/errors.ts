@@ -28,6 +28,8 @@ export const statusForCode = {
   hold_expired: 409,
   idempotency_key_in_use: 409,
   delivery_pending: 409,
+  endpoint_busy: 409,
+  endpoint_disabled: 409,
   key_revoked: 409,
   request_timeout: 408,
   precondition_failed: 412,

@@ -81,6 +81,15 @@ describe('an endpoint that answers 410 Gone', () => {
     const [delivery] = (await call('GET', `/v1/webhook_endpoints/${endpoint.body.id}/deliveries`)).body.data;
     expect(delivery).toMatchObject({ status: 'failed', attempt_count: 1, next_attempt_at: null });
     expect(receiver.received).toHaveLength(1);
+
+    // A disabled endpoint receives nothing, so it refuses a redelivery (which would wait, pending) until enabled.
+    const redeliver = () => call('POST', `/v1/webhook_endpoints/${endpoint.body.id}/deliveries/${delivery.id}/redeliver`);
+    const refused = await redeliver();
+    expect([refused.status, refused.body.code]).toEqual([409, 'endpoint_disabled']);
+    expect(refused.body.detail).toMatch(/410 Gone/);
+    await call('PATCH', `/v1/webhook_endpoints/${endpoint.body.id}`, { enabled: true });
+    expect((await redeliver()).status).toBe(202);
+    await receiver.waitFor(2);
     await receiver.close();
   });
 });

@@ -21,7 +21,7 @@ interface EventBody {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ seed: true, config: { WEBHOOK_POLL_MS: 25 } });
+  server = await startTestServer({ seed: true, config: { WEBHOOK_POLL_MS: 25, WEBHOOK_CONCURRENCY_PER_ACCOUNT: 2 } });
   ({ key, accountId } = await server.createKey({ scopes: ['bookings:read', 'bookings:write', 'webhooks:manage'] }));
   call = apiClient(server.url, key);
   serviceId = await openService(server.prisma);
@@ -135,6 +135,41 @@ describe('POST /v1/webhook_endpoints/{id}/test', () => {
     expect(Object.keys(second!.data).sort()).toEqual([...documented.properties.data.required].sort());
     expect(second!.test).toBe(true);
     expect(second!.id).not.toBe(first!.id);
+    await receiver.close();
+  });
+
+  it('takes its turn as deliveries do: one at a time per endpoint, within the account’s share', async () => {
+    const owner = await server.createKey({ scopes: ['bookings:read', 'bookings:write', 'webhooks:manage'] });
+    const ownerCall = apiClient(server.url, owner.key);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // Every request is answered once released, so the deliveries sent before then stay under way.
+    const receiver = await startReceiver(async () => {
+      await released;
+      return 200;
+    });
+    const [busy, second, third] = await Promise.all(
+      [['booking.created'], ['api_key.usage_alert'], ['api_key.usage_alert']].map(
+        async (events) => (await ownerCall('POST', '/v1/webhook_endpoints', { url: receiver.url, events })).body,
+      ),
+    );
+    await ownerCall('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(42), customer: { name: 'Real Customer', email: 'real@example.com' } });
+    await receiver.waitFor(1);
+    const test = (endpoint: { id: string }) =>
+      ownerCall('POST', `/v1/webhook_endpoints/${endpoint.id}/test`, { event: endpoint === busy ? 'booking.created' : 'api_key.usage_alert' });
+
+    const whileSending = await test(busy);
+    expect([whileSending.status, whileSending.body.code]).toEqual([409, 'endpoint_busy']);
+    // The account's share is 2 here: the booking's delivery and this test take it.
+    const sent = test(second);
+    await receiver.waitFor(2);
+    const pastShare = await test(third);
+    expect([pastShare.status, pastShare.body.code]).toEqual([409, 'endpoint_busy']);
+    expect(receiver.received).toHaveLength(2);
+
+    release();
+    expect((await sent).body).toMatchObject({ status: 'succeeded', test: true });
+    await expect.poll(async () => (await test(third)).status, { timeout: 5000 }).toBe(200);
     await receiver.close();
   });
 

@@ -135,7 +135,11 @@ export async function rotateEndpointSecret(context: Context, id: string): Promis
 
 /** Sends a delivery again now, with the same webhook-id, whatever its earlier outcome. */
 export async function redeliver(context: Context, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
-  await findOwnEndpoint(context, endpointId);
+  const endpoint = await findOwnEndpoint(context, endpointId);
+  // A disabled endpoint receives nothing: the delivery would wait, pending, until it is enabled.
+  if (!endpoint.enabled) {
+    throw new AppError('endpoint_disabled', `This endpoint is disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}; enable it (enabled: true) to redeliver.`);
+  }
   const delivery = await context.prisma.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId } });
   if (!delivery) throw notFound('delivery', deliveryId);
   if (delivery.status === 'pending') {

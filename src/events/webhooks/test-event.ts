@@ -13,7 +13,7 @@ import { webhookEventTypes, type BookingEventType, type WebhookEventType } from 
 import { bookingEventPayload, type BookingEventDetails, type LogEventPayload } from '../log.js';
 import { findOwnEndpoint, requireScopeForEvents } from './endpoints.js';
 import { nextMessagePosition } from './fanout.js';
-import { attemptDelivery, attemptOptionsOf, leaseMarginMs } from './worker.js';
+import { attemptDelivery, attemptOptionsOf, leaseMarginMs, takeDeliveryTurn } from './worker.js';
 import { currentTraceParent } from '../../tracing/tracing.js';
 
 const hourMs = 3_600_000;
@@ -141,20 +141,35 @@ export async function sendTestEvent(context: Context, endpointId: string, rawInp
   const messageId = newId('bookingEvent');
   // Leased from the start, so no worker claims it while it is being sent here.
   const lockedUntil = new Date(now.getTime() + services.config.WEBHOOK_TIMEOUT_MS + leaseMarginMs);
-  const delivery = await context.prisma.webhookDelivery.create({
-    data: {
-      id: newId('webhookDelivery'),
-      endpointId: endpoint.id,
-      messageId,
-      eventType: type,
-      // A fresh position, after the endpoint's queued deliveries: it never stands before them.
-      seq: await nextMessagePosition(context.prisma),
-      payload: testEventBody(context, type, messageId, now),
-      attemptCount: 1,
-      nextAttemptAt: now,
-      lockedUntil,
-      createdAt: now,
-    },
+  const delivery = await context.prisma.$transaction(async (tx) => {
+    // As a claim would: the endpoint receives one delivery at a time, the account has its share under way.
+    await takeDeliveryTurn(tx);
+    const [underWay] = await tx.$queryRaw<{ endpoint: number; account: number }[]>`
+      SELECT count(*) FILTER (WHERE d.endpoint_id = ${endpoint.id})::int AS endpoint, count(*)::int AS account
+      FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      WHERE e.account_id = ${endpoint.accountId} AND d.status = 'pending' AND d.locked_until > ${now}`;
+    if (underWay!.endpoint > 0) {
+      throw new AppError('endpoint_busy', 'A delivery to this endpoint is being sent, and an endpoint receives one at a time; send the test once it is answered.');
+    }
+    const share = services.config.WEBHOOK_CONCURRENCY_PER_ACCOUNT;
+    if (underWay!.account >= share) {
+      throw new AppError('endpoint_busy', `The account has ${share} deliveries under way, as many as it may at once; send the test once one is answered.`);
+    }
+    return tx.webhookDelivery.create({
+      data: {
+        id: newId('webhookDelivery'),
+        endpointId: endpoint.id,
+        messageId,
+        eventType: type,
+        // A fresh position, after the endpoint's queued deliveries: it never stands before them.
+        seq: await nextMessagePosition(tx),
+        payload: testEventBody(context, type, messageId, now),
+        attemptCount: 1,
+        nextAttemptAt: now,
+        lockedUntil,
+        createdAt: now,
+      },
+    });
   });
   await attemptDelivery(attemptOptionsOf(services.config, { prisma: context.prisma, logger: services.logger, clock: services.clock, secrets: services.secrets }), {
     id: delivery.id,

@@ -60,6 +60,15 @@ export interface ClaimedDelivery {
 }
 
 /**
+ * Makes claims, and test events that lease a delivery of their own, take turns across instances, so
+ * each counts the leases the others have committed: no account goes over its share, and no endpoint
+ * receives two at once.
+ */
+export async function takeDeliveryTurn(tx: Prisma.TransactionClient): Promise<void> {
+  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('hallowgate:webhook-claim'))::text`;
+}
+
+/**
  * A lease outlasts the attempt's timeout by this much, for the database work around the request
  * (loading the endpoint, recording the outcome): an attempt never outlives its lease, so no other
  * instance claims a delivery while it is still being sent.
@@ -190,9 +199,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     const now = clock();
     const leaseUntil = new Date(now.getTime() + options.timeoutMs + leaseMarginMs);
     return prisma.$transaction(async (tx) => {
-      // Claims take turns across instances, so each one counts the leases the others have committed
-      // and no account goes over its share.
-      await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('hallowgate:webhook-claim'))::text`;
+      await takeDeliveryTurn(tx);
       // Heads come from the pending rows only (not each endpoint's history), so a claim costs the
       // same however many deliveries an endpoint has had; the row conditions are checked again on
       // the locked row, so a delivery another instance has just claimed is left alone.
