@@ -2,11 +2,19 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../shared/errors.js';
 
 /** Reads a request body, refusing more than `limit` bytes without buffering the rest. */
-export async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+/** The refusal of a body its Content-Length declares over `limit` bytes; undefined for any other. */
+export function declaredTooLarge(request: IncomingMessage, limit: number): AppError | undefined {
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
+  return Number.isFinite(declared) && declared > limit ? tooLarge(limit) : undefined;
+}
+
+const tooLarge = (limit: number) => new AppError('payload_too_large', `The request body is larger than ${limit} bytes.`);
+
+export async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  const refusal = declaredTooLarge(request, limit);
+  if (refusal) {
     request.resume();
-    throw new AppError('payload_too_large', `The request body is larger than ${limit} bytes.`);
+    throw refusal;
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -15,7 +23,7 @@ export async function readBody(request: IncomingMessage, limit: number): Promise
       size += chunk.length;
       if (size > limit) {
         request.resume();
-        throw new AppError('payload_too_large', `The request body is larger than ${limit} bytes.`);
+        throw tooLarge(limit);
       }
       chunks.push(chunk);
     }

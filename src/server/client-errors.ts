@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError } from '../shared/errors.js';
-import { problemFor } from './problem.js';
+import { declaredTooLarge } from './body.js';
+import { problemFor, sendProblem } from './problem.js';
 
 /** The refusal of a request Node could not read as HTTP, by the code of Node's parser error. */
 function refusalOf(code: string | undefined): AppError {
@@ -39,5 +40,28 @@ export function answerClientErrors(server: Server): void {
     // Closed from this side once written, whether or not the client closes its own (a half-open
     // connection would otherwise outlive the request and hold up the server's close).
     socket.end(answer, () => socket.destroy());
+  });
+}
+
+/**
+ * Requests with an `Expect` header, which Node answers by itself otherwise: an expectation other
+ * than 100-continue gets a problem document (417) instead of a bare status line, and a body declared
+ * over the size limit is refused (413) before "100 Continue" invites the client to send it.
+ */
+export function answerExpectations(server: Server, maxBodyBytes: number): void {
+  const requestIdOf = () => `req_${randomUUID().replaceAll('-', '')}`;
+  server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    sendProblem(response, new AppError('expectation_failed', 'The only expectation this server meets is Expect: 100-continue.'), requestIdOf());
+  });
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    const refusal = declaredTooLarge(request, maxBodyBytes);
+    if (refusal) {
+      // The body was never asked for, so the connection cannot carry another request after it.
+      response.shouldKeepAlive = false;
+      sendProblem(response, refusal, requestIdOf());
+      return;
+    }
+    response.writeContinue();
+    server.emit('request', request, response);
   });
 }

@@ -153,6 +153,11 @@ export function createRequestHandler(deps: HttpDependencies) {
     }
     for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
     trackUsage(response, admission.principal, graphqlRouteOfResponse, startedAt);
+    // Refused here, in the media type a query's errors take: Yoga would send it as an event stream to an Accept that prefers one.
+    if (method !== 'GET' && method !== 'POST') {
+      refuseGraphQL(request, response, new AppError('method_not_allowed', 'GraphQL only supports GET and POST requests.', { headers: { allow: 'GET, POST' } }));
+      return;
+    }
     const jsonPost = executeJsonPosts ? jsonPostOf(method, request.headers, body) : undefined;
     // Shared with the context Yoga makes on a miss, so each data version is still read once.
     const dataVersionReads: Context['dataVersionReads'] = new Map();

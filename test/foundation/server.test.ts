@@ -88,6 +88,36 @@ describe('a request Node cannot read as HTTP', () => {
   });
 });
 
+describe('a request with an Expect header', () => {
+  it('is answered 417 with a problem document when it expects anything but 100-continue', async () => {
+    const answer = await rawExchange(server.url, 'POST /graphql HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}');
+    expect(answer).toMatch(/^HTTP\/1\.1 417 /);
+    expect(problemIn(answer)).toMatchObject({ status: 417, code: 'expectation_failed' });
+  });
+
+  it('is refused 413 before 100 Continue when its declared body is over the limit, and continued otherwise', async () => {
+    const tooLarge = await rawExchange(
+      server.url,
+      `POST /graphql HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${server.app.services.config.MAX_BODY_BYTES + 1}\r\n\r\n`,
+    );
+    expect(tooLarge).toMatch(/^HTTP\/1\.1 413 /);
+    expect(problemIn(tooLarge)).toMatchObject({ status: 413, code: 'payload_too_large' });
+
+    const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => (answer += String(chunk)));
+    const body = JSON.stringify({ query: '{ viewer { scopes } }' });
+    socket.write(
+      `POST /graphql HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    await expect.poll(() => answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+    socket.write(body);
+    await once(socket, 'close');
+    expect(answer).toMatch(/\r\n\r\nHTTP\/1\.1 200 /);
+    expect(answer).toContain('{"data":{"viewer":{"scopes":["bookings:read"]}}}');
+  });
+});
+
 describe('HTTP foundation', () => {
   it('answers health and readiness, readiness from the database', async () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
@@ -147,6 +177,23 @@ describe('HTTP foundation', () => {
     expect((await authenticated.json()).data.viewer.scopes).toEqual(['bookings:read']);
     const anonymous = await fetch(`${server.url}/graphql`, { method: 'POST', headers, body: query });
     expect((await anonymous.json()).errors[0].extensions.code).toBe('unauthenticated');
+  });
+
+  it('answers /graphql methods other than GET and POST 405 in JSON, whatever the Accept header prefers', async () => {
+    for (const [method, accept] of [
+      ['PUT', 'text/event-stream'],
+      ['HEAD', 'text/event-stream'],
+      ['DELETE', 'multipart/mixed;subscriptionSpec=1.0'],
+      ['PATCH', 'application/json'],
+    ] as const) {
+      const answer = await fetch(`${server.url}/graphql?query={__typename}`, { method, headers: { authorization: `Bearer ${key}`, accept } });
+      expect([answer.status, answer.headers.get('allow'), answer.headers.get('content-type')], `${method} ${accept}`).toEqual([
+        405,
+        'GET, POST',
+        'application/json; charset=utf-8',
+      ]);
+      if (method !== 'HEAD') expect((await answer.json()).errors[0].extensions.code).toBe('method_not_allowed');
+    }
   });
 
   it('serves GraphiQL to browsers', async () => {
