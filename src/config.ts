@@ -20,7 +20,7 @@ export const deadlineDefaults = {
 } as const;
 
 const configSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  PORT: z.coerce.number({ error: 'must be a port number, 0 to 65535' }).int().min(0).max(65535).default(4000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),

@@ -55,7 +55,8 @@ Where the operator commands run:
                                                  (or HALLOWGATE_URL and ADMIN_API_KEY); the key
                                                  is the ADMIN_API_KEY the server was started with
   --timeout <seconds>                            how long the server may take to answer (default 30)
-  otherwise                                      directly against DATABASE_URL=postgres://…
+  otherwise                                      directly against the database: DATABASE_URL, or
+                                                 the embedded one (./.data/pglite) when it is unset
 
 Scopes: bookings:read, bookings:write, bookings:book, webhooks:manage, directory:read, analytics:read, admin.
 Opening hours: days are mon … sun (or 1 … 7), lists and ranges such as mon-thu,sun, or daily;

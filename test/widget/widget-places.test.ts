@@ -47,10 +47,10 @@ interface Place {
   serviceId: string | null;
 }
 /** By distance from `here`; their events start in the opposite order, so nearest first differs from soonest first. */
-const places: Record<'open' | 'few' | 'soldOut' | 'noService' | 'far', Place> = {} as never;
+const places: Record<'open' | 'few' | 'soldOut' | 'noService' | 'far' | 'closed', Place> = {} as never;
 
-/** An attraction `km` east of `here` with one event, and a service of `capacity` places every hour (none without). */
-async function openPlace(title: string, km: number, startsAt: Date, capacity: number | null): Promise<Place> {
+/** An attraction `km` east of `here` with one event, and a service of `capacity` places every hour in its season (none without). */
+async function openPlace(title: string, km: number, startsAt: Date, capacity: number | null, schedule = everyFiveMinutes()): Promise<Place> {
   const attractionId = newId('attraction');
   const longitude = here.lng + km / (111.195 * Math.cos((here.lat * Math.PI) / 180));
   const where = { city, cityKey: city.toLowerCase(), region: 'LF', latitude: here.lat, longitude };
@@ -76,7 +76,7 @@ async function openPlace(title: string, km: number, startsAt: Date, capacity: nu
   if (capacity === null) return { title, eventId, serviceId: null };
   const serviceId = newId('service');
   await api.prisma.service.create({
-    data: { id: serviceId, name: `${title} entry`, attractionId, capacity, ...everyFiveMinutes(), slotMinutes: 60, durationMinutes: 60 },
+    data: { id: serviceId, name: `${title} entry`, attractionId, capacity, ...schedule, slotMinutes: 60, durationMinutes: 60 },
   });
   return { title, eventId, serviceId };
 }
@@ -107,6 +107,8 @@ beforeAll(async () => {
   places.soldOut = await openPlace('Sold Out Crypt', 10, startsAt(20), 4);
   places.noService = await openPlace('Pumpkin Show', 14, startsAt(10), null);
   places.far = await openPlace('Far Farm Maze', 40, startsAt(0), 20);
+  // Its season ended long ago: no slot at all in any window.
+  places.closed = await openPlace('Closed Manor', 60, startsAt(50), 20, everyFiveMinutes(Date.now() - 1_000 * 24 * hourMs));
   await book(places.few.serviceId!, firstSlot, 17);
   for (const slot of [firstSlot, secondSlot]) await book(places.soldOut.serviceId!, slot, 3);
 });
@@ -167,13 +169,13 @@ async function expectedBadge(serviceId: string): Promise<string> {
     (slot) => Date.parse(slot.start_time) >= Date.parse(window.from) && Date.parse(slot.start_time) < Date.parse(window.to),
   );
   const best = slots.find((slot) => slot.remaining >= party);
-  if (!best) return 'Sold out';
+  if (!best) return slots.length > 0 ? 'Sold out' : 'Not open then';
   const room = roomFor(best.start_time, best.remaining);
   return best.remaining <= Math.max(party, Math.ceil(best.capacity / 5)) ? `Few left · ${room}` : room;
 }
 
 async function expectBadgesMatchAvailability(page: Page): Promise<void> {
-  for (const place of [places.open, places.few, places.soldOut]) {
+  for (const place of [places.open, places.few, places.soldOut, places.closed]) {
     await expect.poll(() => placesLine(page, place.title).textContent(), { timeout: 15_000 }).toBe(await expectedBadge(place.serviceId!));
   }
 }
@@ -194,12 +196,13 @@ function attributesPage(attributes: Record<string, string | number>): string {
 const inWindow = { city, places: party, from: window.from, to: window.to };
 
 describe('places left in the widget', () => {
-  it('shows places left, few left and sold out as the availability API answers them, and no badge without a service', async () => {
+  it('shows places left, few left, sold out and not open as the availability API answers them, and no badge without a service', async () => {
     const { page, pageErrors } = await openHostPage(attributesPage(inWindow));
     expect(await settledState(page, '#events')).toBe('events');
     await expectBadgesMatchAvailability(page);
-    const kinds = await Promise.all([places.open, places.few, places.soldOut].map((place) => placesLine(page, place.title).getAttribute('data-places')));
-    expect(kinds).toEqual(['open', 'few', 'sold-out']);
+    const kinds = await Promise.all([places.open, places.few, places.soldOut, places.closed].map((place) => placesLine(page, place.title).getAttribute('data-places')));
+    expect(kinds).toEqual(['open', 'few', 'sold-out', 'closed']);
+    expect(await placesLine(page, places.closed.title).textContent()).toBe('Not open then');
     expect(await placesLine(page, places.noService.title).isHidden()).toBe(true);
     expect(await placesLine(page, places.open.title).textContent()).toMatch(/^Room for 2 (at|on [A-Z][a-z]{2}) \d{1,2}:00 [AP]M · 20 places left$/);
     expect(pageErrors).toEqual([]);
@@ -214,7 +217,7 @@ describe('places left in the widget', () => {
       '[HalloweenEvents] near must be "me", "lat,lng" or { lat, lng } in degrees; events are not sorted by distance.',
       '[HalloweenEvents] radius must be a number from 1 to 500; using 25.',
     ]);
-    expect(await page.locator('#events li.event').count()).toBe(5);
+    expect(await page.locator('#events li.event').count()).toBe(6);
     expect(await page.locator('#events .places:not([hidden])').count()).toBe(0);
     expect(await page.locator('#events .distance').count()).toBe(0);
   });
@@ -226,6 +229,7 @@ describe('places left in the widget', () => {
     const answer = await booker('GET', `/v1/services/${places.open.serviceId}/availability?start_date=${day(now)}&end_date=${day(now + 86_400_000)}`);
     const next = (answer.body.data as { start_time: string; remaining: number }[]).find((slot) => Date.parse(slot.start_time) > now)!;
     await expect.poll(() => placesLine(page, places.open.title).textContent(), { timeout: 15_000 }).toBe(roomFor(next.start_time, next.remaining));
+    await expect.poll(() => placesLine(page, places.closed.title).textContent(), { timeout: 15_000 }).toBe('Not open tonight');
   });
 
   it('updates a badge live when a place is taken and when it is freed, over one WebSocket, announcing only that change', async () => {
@@ -314,7 +318,7 @@ describe('near', () => {
         }),
     });
     expect(await settledState(page, '#events')).toBe('events');
-    expect((await listed(page)).map((event) => event.distance)).toEqual(Array(5).fill(null));
+    expect((await listed(page)).map((event) => event.distance)).toEqual(Array(6).fill(null));
     expect(await page.evaluate(() => (window as unknown as { asked: { count: number } }).asked.count)).toBe(0);
 
     await page.locator('#events button.near').click();

@@ -14,6 +14,8 @@ export type Badge =
   | { kind: 'checking' }
   | { kind: 'open' | 'few'; startTime: Date; remaining: number; party: number }
   | { kind: 'sold-out' }
+  /** No slot at all in the window (the attraction is not open then): not the same news as full. */
+  | { kind: 'closed'; tonight: boolean }
   /** The places cannot be read (refused, or no answer in time). */
   | { kind: 'unavailable' };
 
@@ -86,16 +88,20 @@ function tonight(now: number, timeZone: string): { from: number; to: number } {
 const localDate = (time: number, timeZone: string) => wallClock(time, timeZone).toISOString().slice(0, 10);
 
 /**
- * The soonest slot of the window with room for the party, or sold out. Few left: that slot has at
- * most the party's places, or a fifth of its capacity, left.
+ * The soonest slot of the window with room for the party; sold out when the window's slots have none,
+ * closed when it has no slot. Few left: that slot has at most the party's places, or a fifth of its
+ * capacity, left.
  */
-function badgeOf(slots: Iterable<Slot>, party: number, from: number, to: number): Badge {
+function badgeOf(slots: Iterable<Slot>, party: number, from: number, to: number, tonight: boolean): Badge {
   let best: Slot | undefined;
+  let open = false;
   for (const slot of slots) {
-    if (slot.start < from || slot.start >= to || slot.remaining < party) continue;
+    if (slot.start < from || slot.start >= to) continue;
+    open = true;
+    if (slot.remaining < party) continue;
     if (!best || slot.start < best.start || (slot.start === best.start && slot.remaining > best.remaining)) best = slot;
   }
-  if (!best) return { kind: 'sold-out' };
+  if (!best) return open ? { kind: 'sold-out' } : { kind: 'closed', tonight };
   const few = best.remaining <= Math.max(party, Math.ceil(best.capacity / 5));
   return { kind: few ? 'few' : 'open', startTime: new Date(best.start), remaining: best.remaining, party };
 }
@@ -152,6 +158,7 @@ export function followPlaces(
                   party,
                   Math.max(from, Date.now()),
                   to,
+                  window === 'tonight',
                 )
               : { kind: 'checking' };
       const key = JSON.stringify(badge);
