@@ -753,7 +753,7 @@ export interface paths {
          * Send the endpoint a test event
          * @description Sends the endpoint, now, one signed example event of the kind in `event`: a body of exactly the shape a real event of that kind has (fresh example ids that name no record), plus a top-level `"test": true`, inside the signed body. Its `webhook-id` is a fresh `msg_…`.
          *
-         *     It goes through the delivery code real events take (signature, address checks, the 10 s deadline) and takes its turn as they do: while a delivery to the endpoint is being sent, or the account has `WEBHOOK_CONCURRENCY_PER_ACCOUNT` under way, it is refused with 409 `endpoint_busy`. It is recorded as a delivery of this endpoint (`test: true` in the list), attempted once and never retried. A disabled endpoint takes tests too, to try a receiver before enabling it again. It never enters the booking log: `GET /v1/booking_events`, subscriptions and the other endpoints never see it. Booking kinds also need the `bookings:read` scope, as an endpoint receiving them does; the endpoint must take the kind (its `events` empty or listing it).
+         *     It goes through the delivery code real events take (signature, address checks, the 10 s deadline) and takes its turn as they do: while a delivery to the endpoint is being sent, it is refused with 409 `endpoint_busy`. It is recorded as a delivery of this endpoint (`test: true` in the list), attempted once and never retried. A disabled endpoint takes tests too, to try a receiver before enabling it again. It never enters the booking log: `GET /v1/booking_events`, subscriptions and the other endpoints never see it. Booking kinds also need the `bookings:read` scope, as an endpoint receiving them does; the endpoint must take the kind (its `events` empty or listing it).
          *
          *     Needs the `webhooks:manage` scope (`admin` has every scope).
          *
@@ -3780,7 +3780,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
-            /** @description `endpoint_busy`: a delivery to the endpoint is being sent, or the account has as many under way as it may. */
+            /** @description `endpoint_busy`: a delivery to the endpoint is being sent: an endpoint receives one at a time. */
             409: {
                 headers: {
                     [name: string]: unknown;

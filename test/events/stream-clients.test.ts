@@ -104,6 +104,18 @@ function sendAndLeave(baseUrl: string, credential: string, head: string, body = 
   });
 }
 
+describe('event streams pipelined on one connection', () => {
+  it('all end when the connection closes, the ones still waiting their turn too', async () => {
+    const body = JSON.stringify({ query: 'subscription { bookingEvents(after: null) { id } }' });
+    const request = `POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\naccept: text/event-stream\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    socket.write(request.repeat(3));
+    await expect.poll(() => subscriptionsActive(server.url), { timeout: 10_000 }).toBe(3);
+    socket.destroy();
+    await expect.poll(() => subscriptionsActive(server.url), { timeout: 10_000 }).toBe(0);
+  });
+});
+
 describe.skipIf(!redisUrl)('an event stream whose client leaves before it starts', () => {
   it('ends its subscription, over GraphQL SSE, multipart and REST', async () => {
     const proxy = await startFaultProxy(redisUrl!);

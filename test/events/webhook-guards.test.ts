@@ -87,6 +87,7 @@ describe('an endpoint that answers 410 Gone', () => {
     const refused = await redeliver();
     expect([refused.status, refused.body.code]).toEqual([409, 'endpoint_disabled']);
     expect(refused.body.detail).toMatch(/410 Gone/);
+    expect((await call('POST', `/v1/webhook_endpoints/${endpoint.body.id}/deliveries/whd_nothing/redeliver`)).status).toBe(404);
     await call('PATCH', `/v1/webhook_endpoints/${endpoint.body.id}`, { enabled: true });
     expect((await redeliver()).status).toBe(202);
     await receiver.waitFor(2);

@@ -104,6 +104,25 @@ describe('webhook endpoints', () => {
     await receiver.close();
   });
 
+  it('abandons the deliveries of a deleted endpoint, the one being sent too, whatever its answer', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const receiver = await startReceiver(async () => {
+      await released;
+      return 500;
+    });
+    const endpoint = await call('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['booking.created'] });
+    await book(57);
+    await receiver.waitFor(1);
+    expect((await call('DELETE', `/v1/webhook_endpoints/${endpoint.body.id}`)).status).toBe(200);
+    release();
+    // The attempt under way is recorded once it is answered, and leaves the delivery as the deletion did.
+    await expect.poll(() => server.prisma.webhookAttempt.count({ where: { delivery: { endpointId: endpoint.body.id } } }), { timeout: 5000 }).toBe(1);
+    const deliveries = await server.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.body.id } });
+    expect(deliveries.map((delivery) => delivery.status)).toEqual(['failed']);
+    await receiver.close();
+  });
+
   it('gives up after the last retry, and sends only the kinds an endpoint asked for', async () => {
     const receiver = await startReceiver(() => 500);
     const endpoint = await call('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['booking.cancelled'] });

@@ -135,18 +135,27 @@ export async function rotateEndpointSecret(context: Context, id: string): Promis
 
 /** Sends a delivery again now, with the same webhook-id, whatever its earlier outcome. */
 export async function redeliver(context: Context, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
-  const endpoint = await findOwnEndpoint(context, endpointId);
-  // A disabled endpoint receives nothing: the delivery would wait, pending, until it is enabled.
-  if (!endpoint.enabled) {
-    throw new AppError('endpoint_disabled', `This endpoint is disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}; enable it (enabled: true) to redeliver.`);
-  }
+  await findOwnEndpoint(context, endpointId);
   const delivery = await context.prisma.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId } });
   if (!delivery) throw notFound('delivery', deliveryId);
   if (delivery.status === 'pending') {
     throw new AppError('delivery_pending', 'This delivery is still being attempted; redeliver it once it has succeeded or failed.');
   }
-  return context.prisma.webhookDelivery.update({
-    where: { id: deliveryId },
+  // Only while the endpoint is enabled, checked in the same statement (the worker may disable it meanwhile):
+  // a disabled endpoint receives nothing, so the delivery would wait, pending, until it is enabled.
+  const { count } = await context.prisma.webhookDelivery.updateMany({
+    where: { id: deliveryId, status: { not: 'pending' }, endpoint: { enabled: true, deletedAt: null } },
     data: { status: 'pending', nextAttemptAt: context.services.clock(), lockedUntil: null, completedAt: null },
   });
+  if (count === 0) {
+    const endpoint = await findOwnEndpoint(context, endpointId);
+    if (!endpoint.enabled) {
+      throw new AppError(
+        'endpoint_disabled',
+        `This endpoint is disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}; enable it (enabled: true) to redeliver.`,
+      );
+    }
+    throw new AppError('delivery_pending', 'This delivery is still being attempted; redeliver it once it has succeeded or failed.');
+  }
+  return context.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
 }

@@ -140,13 +140,16 @@ builder.mutationFields((t) => ({
   redeliverWebhookDelivery: t.prismaField({
     type: 'WebhookDelivery',
     authScopes: { scope: 'webhooks:manage' },
+    description:
+      'Sends a succeeded or failed delivery again, with the same webhook-id, after any delivery being sent to its endpoint; delivery_pending while it is still being attempted, endpoint_disabled while its endpoint is disabled.',
     args: { endpointId: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true }) },
     resolve: (_query, _root, args, context) => redeliver(context, String(args.endpointId), String(args.deliveryId)),
   }),
   sendTestWebhook: t.prismaField({
     type: 'WebhookDelivery',
     authScopes: { scope: 'webhooks:manage' },
-    description: 'Sends the endpoint a signed example event marked `"test": true`, now, once; it never enters the booking log.',
+    description:
+      'Sends the endpoint a signed example event marked `"test": true`, now, once (refused with endpoint_busy while a delivery to the endpoint is being sent); it never enters the booking log.',
     args: { endpointId: t.arg.id({ required: true }), input: t.arg({ type: SendTestInput }) },
     resolve: async (query, _root, args, context) => {
       const delivery = await sendTestEvent(context, String(args.endpointId), args.input);

@@ -137,23 +137,16 @@ export async function sendTestEvent(context: Context, endpointId: string, rawInp
     throw new AppError('validation_failed', message, { fieldErrors: [{ field: 'event', code: 'invalid', message }] });
   }
   const { services } = context;
-  const now = services.clock();
   const messageId = newId('bookingEvent');
-  // Leased from the start, so no worker claims it while it is being sent here.
-  const lockedUntil = new Date(now.getTime() + services.config.WEBHOOK_TIMEOUT_MS + leaseMarginMs);
   const delivery = await context.prisma.$transaction(async (tx) => {
-    // As a claim would: the endpoint receives one delivery at a time, the account has its share under way.
+    // As a claim would: an endpoint receives one delivery at a time.
     await takeDeliveryTurn(tx);
-    const [underWay] = await tx.$queryRaw<{ endpoint: number; account: number }[]>`
-      SELECT count(*) FILTER (WHERE d.endpoint_id = ${endpoint.id})::int AS endpoint, count(*)::int AS account
-      FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE e.account_id = ${endpoint.accountId} AND d.status = 'pending' AND d.locked_until > ${now}`;
-    if (underWay!.endpoint > 0) {
+    // Leased from here (after the wait for the turn), so no worker claims it while it is being sent.
+    const now = services.clock();
+    const lockedUntil = new Date(now.getTime() + services.config.WEBHOOK_TIMEOUT_MS + leaseMarginMs);
+    const sending = await tx.webhookDelivery.count({ where: { endpointId: endpoint.id, status: 'pending', lockedUntil: { gt: now } } });
+    if (sending > 0) {
       throw new AppError('endpoint_busy', 'A delivery to this endpoint is being sent, and an endpoint receives one at a time; send the test once it is answered.');
-    }
-    const share = services.config.WEBHOOK_CONCURRENCY_PER_ACCOUNT;
-    if (underWay!.account >= share) {
-      throw new AppError('endpoint_busy', `The account has ${share} deliveries under way, as many as it may at once; send the test once one is answered.`);
     }
     return tx.webhookDelivery.create({
       data: {
@@ -177,7 +170,7 @@ export async function sendTestEvent(context: Context, endpointId: string, rawInp
     message_id: messageId,
     payload: delivery.payload,
     attempt_count: 1,
-    locked_until: lockedUntil,
+    locked_until: delivery.lockedUntil!,
     trace_parent: currentTraceParent(),
   });
   return delivery;

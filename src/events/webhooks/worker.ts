@@ -138,15 +138,16 @@ async function sendAndRecord(options: AttemptOptions, delivery: ClaimedDelivery,
   const finished = outcome.ok || gone || retryAfter === undefined;
   await prisma.$transaction(async (tx) => {
     // Only the holder of the lease records the outcome.
-    const { count } = await tx.webhookDelivery.updateMany({
-      where: { id: delivery.id, lockedUntil: delivery.locked_until },
+    const { count } = await tx.webhookDelivery.updateMany({ where: { id: delivery.id, lockedUntil: delivery.locked_until }, data: { lockedUntil: null } });
+    if (count === 0) return;
+    // Still pending: a delivery its endpoint's deletion abandoned meanwhile stays failed (its attempt is still recorded).
+    await tx.webhookDelivery.updateMany({
+      where: { id: delivery.id, status: 'pending' },
       data: {
-        lockedUntil: null,
         status: outcome.ok ? 'succeeded' : finished ? 'failed' : 'pending',
         ...(finished ? { completedAt: now } : { nextAttemptAt: new Date(now.getTime() + retryAfter!) }),
       },
     });
-    if (count === 0) return;
     await tx.webhookAttempt.create({
       data: {
         id: newId('webhookAttempt'),
@@ -215,9 +216,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
                 SELECT head.id, head.next_attempt_at, head.seq, coalesce(leased.count, 0) AS leased,
                   row_number() OVER (PARTITION BY e.account_id ORDER BY head.next_attempt_at, head.seq) AS place
                 FROM (
-                  -- With how many of the endpoint's deliveries are being sent (a redelivery may stand before one).
-                  SELECT DISTINCT ON (endpoint_id) id, endpoint_id, seq, next_attempt_at,
-                    count(*) FILTER (WHERE locked_until > ${now}) OVER (PARTITION BY endpoint_id) AS sending
+                  SELECT DISTINCT ON (endpoint_id) id, endpoint_id, seq, next_attempt_at
                   FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id, seq) head
                 JOIN webhook_endpoints e ON e.id = head.endpoint_id
                 LEFT JOIN (
@@ -225,7 +224,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
                   FROM webhook_deliveries ld JOIN webhook_endpoints le ON le.id = ld.endpoint_id
                   WHERE ld.status = 'pending' AND ld.locked_until > ${now}
                   GROUP BY le.account_id) leased ON leased.account_id = e.account_id
-                WHERE e.enabled AND e.deleted_at IS NULL AND head.next_attempt_at <= ${now} AND head.sending = 0) due
+                WHERE e.enabled AND e.deleted_at IS NULL AND head.next_attempt_at <= ${now}
+                  -- One at a time: none of the endpoint's deliveries is being sent (a redelivery may stand before one).
+                  AND NOT EXISTS (
+                    SELECT 1 FROM webhook_deliveries sending
+                    WHERE sending.endpoint_id = head.endpoint_id AND sending.status = 'pending'
+                      AND (sending.locked_until > ${now} OR sending.id = ANY(${[...inFlight.keys()]})))) due
               WHERE due.leased + due.place <= ${options.concurrencyPerAccount}
               ORDER BY due.next_attempt_at, due.seq
               LIMIT ${limit})
