@@ -22,7 +22,7 @@ import { settleWithin } from './shared/deadline.js';
 import { redisSilenceLimitMs } from './shared/redis.js';
 import type { SecretBox } from './shared/secrets.js';
 import { createRequestHandler } from './server/http.js';
-import { answerClientErrors, answerExpectations } from './server/client-errors.js';
+import { answerClientErrors, handleExpectations } from './server/client-errors.js';
 import { createMetrics, type Metrics } from './server/metrics.js';
 import { createSubscriptionQuota } from './server/subscription-quota.js';
 import { attachGraphQLWebSocket } from './server/websocket.js';
@@ -167,7 +167,7 @@ export function createApp(options: AppOptions): App {
     (request, response) => void handler(request, response),
   );
   answerClientErrors(server);
-  answerExpectations(server, config.MAX_BODY_BYTES);
+  handleExpectations(server);
   const webSocket = attachGraphQLWebSocket(server, yoga, gate, openConnections, { maxPayloadBytes: config.MAX_BODY_BYTES, quota: subscriptionQuota, logger }, usage);
 
   return {

@@ -1,21 +1,22 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../shared/errors.js';
-
-/** Reads a request body, refusing more than `limit` bytes without buffering the rest. */
-/** The refusal of a body its Content-Length declares over `limit` bytes; undefined for any other. */
-export function declaredTooLarge(request: IncomingMessage, limit: number): AppError | undefined {
-  const declared = Number(request.headers['content-length']);
-  return Number.isFinite(declared) && declared > limit ? tooLarge(limit) : undefined;
-}
 
 const tooLarge = (limit: number) => new AppError('payload_too_large', `The request body is larger than ${limit} bytes.`);
 
-export async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
-  const refusal = declaredTooLarge(request, limit);
-  if (refusal) {
-    request.resume();
-    throw refusal;
+/**
+ * The request's body, refusing more than `limit` bytes without buffering the rest. A client that sent `Expect: 100-continue` is asked for
+ * the body here, once its declared length is known to fit.
+ */
+export async function readBody(request: IncomingMessage, response: ServerResponse, limit: number): Promise<Buffer> {
+  const declared = Number(request.headers['content-length']);
+  const waitsToSend = request.headers.expect?.toLowerCase() === '100-continue';
+  if (Number.isFinite(declared) && declared > limit) {
+    // A body never asked for never comes, so the connection cannot carry another request; one sent is read and dropped.
+    if (waitsToSend) response.shouldKeepAlive = false;
+    else request.resume();
+    throw tooLarge(limit);
   }
+  if (waitsToSend) response.writeContinue();
   const chunks: Buffer[] = [];
   let size = 0;
   try {

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError } from '../shared/errors.js';
-import { declaredTooLarge } from './body.js';
-import { problemFor, sendProblem } from './problem.js';
+import { problemFor } from './problem.js';
 
 /** The refusal of a request Node could not read as HTTP, by the code of Node's parser error. */
 function refusalOf(code: string | undefined): AppError {
@@ -44,24 +43,13 @@ export function answerClientErrors(server: Server): void {
 }
 
 /**
- * Requests with an `Expect` header, which Node answers by itself otherwise: an expectation other
- * than 100-continue gets a problem document (417) instead of a bare status line, and a body declared
- * over the size limit is refused (413) before "100 Continue" invites the client to send it.
+ * Requests with an `Expect` header reach the request handler like any other (Node would answer them
+ * by itself: a bare 417, or "100 Continue" before any check): the handler refuses an expectation it
+ * cannot meet, and a body is continued only when it is read, so one declared over the limit is
+ * refused before the client sends it.
  */
-export function answerExpectations(server: Server, maxBodyBytes: number): void {
-  const requestIdOf = () => `req_${randomUUID().replaceAll('-', '')}`;
-  server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
-    sendProblem(response, new AppError('expectation_failed', 'The only expectation this server meets is Expect: 100-continue.'), requestIdOf());
-  });
-  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
-    const refusal = declaredTooLarge(request, maxBodyBytes);
-    if (refusal) {
-      // The body was never asked for, so the connection cannot carry another request after it.
-      response.shouldKeepAlive = false;
-      sendProblem(response, refusal, requestIdOf());
-      return;
-    }
-    response.writeContinue();
-    server.emit('request', request, response);
-  });
+export function handleExpectations(server: Server): void {
+  const handOn = (request: IncomingMessage, response: ServerResponse) => server.emit('request', request, response);
+  server.on('checkContinue', handOn);
+  server.on('checkExpectation', handOn);
 }

@@ -132,7 +132,7 @@ export function createRequestHandler(deps: HttpDependencies) {
       sendGraphiQLPage(request, response);
       return;
     }
-    const body = methodsWithBody.has(request.method ?? '') ? await readBody(request, deps.maxBodyBytes) : Buffer.alloc(0);
+    const body = methodsWithBody.has(request.method ?? '') ? await readBody(request, response, deps.maxBodyBytes) : Buffer.alloc(0);
     // Until an operation runs (parsed, validated, found), the request counts as graphql:other.
     graphqlRoutes.set(response, otherGraphQLRoute);
     const method = request.method ?? 'GET';
@@ -211,7 +211,7 @@ export function createRequestHandler(deps: HttpDependencies) {
     let body: Buffer;
     let admission: Admission;
     try {
-      body = methodsWithBody.has(request.method ?? '') ? await readBody(request, deps.maxBodyBytes) : Buffer.alloc(0);
+      body = methodsWithBody.has(request.method ?? '') ? await readBody(request, response, deps.maxBodyBytes) : Buffer.alloc(0);
       admission = await admit(request, body);
     } catch (error) {
       // Refused before the router (a body too large or too slow, a credential refused): the answer still names its route (its span, its metrics).
@@ -237,6 +237,10 @@ export function createRequestHandler(deps: HttpDependencies) {
       deps.metrics.observeRequest(route, response.statusCode, (performance.now() - startedAt) / 1000);
     });
     try {
+      // Node hands on every Expect header (handleExpectations); 100-continue is met where a body is read.
+      if (request.headers.expect !== undefined && request.headers.expect.toLowerCase() !== '100-continue') {
+        throw new AppError('expectation_failed', 'The only expectation this server meets is Expect: 100-continue.');
+      }
       const url = parseUrl(request, deps.publicUrl);
       const path = url.pathname;
       if (path === '/healthz') return sendJson(response, 200, { status: 'ok' });

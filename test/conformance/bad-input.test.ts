@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -252,7 +252,7 @@ describe('a request body the client breaks off', () => {
       }),
       { headers: {} },
     );
-    const refusal = await readBody(aborted as unknown as IncomingMessage, 1000).catch((error: unknown) => error);
+    const refusal = await readBody(aborted as unknown as IncomingMessage, {} as ServerResponse, 1000).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(AppError);
     expect((refusal as AppError).status).toBe(400);
   });

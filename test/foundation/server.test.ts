@@ -90,9 +90,13 @@ describe('a request Node cannot read as HTTP', () => {
 
 describe('a request with an Expect header', () => {
   it('is answered 417 with a problem document when it expects anything but 100-continue', async () => {
-    const answer = await rawExchange(server.url, 'POST /graphql HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}');
+    const answer = await rawExchange(
+      server.url,
+      'POST /graphql HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nX-Request-Id: expecting-1\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}',
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 417 /);
-    expect(problemIn(answer)).toMatchObject({ status: 417, code: 'expectation_failed' });
+    expect(answer).toMatch(/\r\nx-request-id: expecting-1\r\n/i);
+    expect(problemIn(answer)).toMatchObject({ status: 417, code: 'expectation_failed', request_id: 'expecting-1' });
   });
 
   it('is refused 413 before 100 Continue when its declared body is over the limit, and continued otherwise', async () => {

@@ -56,8 +56,8 @@ export function formatPrice(min: number | null, max: number | null, currency: st
 const placesWord = (count: number) => (count === 1 ? '1 place' : `${count} places`);
 
 /**
- * "Room for 6 at 7:30 PM · 14 places left", "Few left · Room for 6 at …", "Sold out", "Not open
- * tonight"; the day shows when the slot is not on today's date where the event is.
+ * "Room for 6 at 7:30 PM · 14 places left", "Few left · Room for 6 at …", "Sold out", "No times
+ * left tonight"; the day shows when the slot is not on today's date where the event is.
  */
 export function formatPlaces(badge: Badge, timeZone: string, now: Date): string {
   switch (badge.kind) {
@@ -66,7 +66,7 @@ export function formatPlaces(badge: Badge, timeZone: string, now: Date): string 
     case 'sold-out':
       return 'Sold out';
     case 'closed':
-      return badge.tonight ? 'Not open tonight' : 'Not open then';
+      return badge.tonight ? 'No times left tonight' : 'No times in this window';
     case 'unavailable':
       return 'Places left cannot be shown right now';
     default: {

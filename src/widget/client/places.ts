@@ -88,17 +88,17 @@ function tonight(now: number, timeZone: string): { from: number; to: number } {
 const localDate = (time: number, timeZone: string) => wallClock(time, timeZone).toISOString().slice(0, 10);
 
 /**
- * The soonest slot of the window with room for the party; sold out when the window's slots have none,
- * closed when it has no slot. Few left: that slot has at most the party's places, or a fifth of its
+ * The soonest slot of the window still to start with room for the party; sold out when none has,
+ * closed when the window has no slot at all. Few left: that slot has at most the party's places, or a fifth of its
  * capacity, left.
  */
-function badgeOf(slots: Iterable<Slot>, party: number, from: number, to: number, tonight: boolean): Badge {
+function badgeOf(slots: Iterable<Slot>, party: number, from: number, to: number, now: number, tonight: boolean): Badge {
   let best: Slot | undefined;
   let open = false;
   for (const slot of slots) {
     if (slot.start < from || slot.start >= to) continue;
     open = true;
-    if (slot.remaining < party) continue;
+    if (slot.start < now || slot.remaining < party) continue;
     if (!best || slot.start < best.start || (slot.start === best.start && slot.remaining > best.remaining)) best = slot;
   }
   if (!best) return open ? { kind: 'sold-out' } : { kind: 'closed', tonight };
@@ -156,8 +156,9 @@ export function followPlaces(
               ? badgeOf(
                   serviceIds.flatMap((id) => [...slotsOf.get(id)!.values()]),
                   party,
-                  Math.max(from, Date.now()),
+                  from,
                   to,
+                  Date.now(),
                   window === 'tonight',
                 )
               : { kind: 'checking' };
