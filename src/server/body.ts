@@ -4,8 +4,8 @@ import { AppError } from '../shared/errors.js';
 const tooLarge = (limit: number) => new AppError('payload_too_large', `The request body is larger than ${limit} bytes.`);
 
 /**
- * The request's body, refusing more than `limit` bytes without buffering the rest. A client that sent `Expect: 100-continue` is asked for
- * the body here, once its declared length is known to fit.
+ * The request's body, refusing more than `limit` bytes without buffering the rest. A client that
+ * sent `Expect: 100-continue` is asked for the body here, once its declared length is known to fit.
  */
 export async function readBody(request: IncomingMessage, response: ServerResponse, limit: number): Promise<Buffer> {
   const declared = Number(request.headers['content-length']);
