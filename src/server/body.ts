@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../shared/errors.js';
 
+/** Whether the client waits for "100 Continue" before it sends its body. */
+export const expectsContinue = (request: IncomingMessage) => request.headers.expect?.toLowerCase() === '100-continue';
+
 const tooLarge = (limit: number) => new AppError('payload_too_large', `The request body is larger than ${limit} bytes.`);
 
 /**
@@ -9,7 +12,7 @@ const tooLarge = (limit: number) => new AppError('payload_too_large', `The reque
  */
 export async function readBody(request: IncomingMessage, response: ServerResponse, limit: number): Promise<Buffer> {
   const declared = Number(request.headers['content-length']);
-  const waitsToSend = request.headers.expect?.toLowerCase() === '100-continue';
+  const waitsToSend = expectsContinue(request);
   if (Number.isFinite(declared) && declared > limit) {
     // A body never asked for never comes, so the connection cannot carry another request; one sent is read and dropped.
     if (waitsToSend) response.shouldKeepAlive = false;

@@ -15,7 +15,7 @@ import { matchedRouteOf, type RestRouter } from '../rest/router.js';
 import { fastPathUses, fastPaths } from '../fast-paths.js';
 import { AppError, databaseUnavailable, echoed } from '../shared/errors.js';
 import { lastEventIdOf } from '../events/sse-resume.js';
-import { readBody } from './body.js';
+import { expectsContinue, readBody } from './body.js';
 import { writeFetchResponse } from './fetch-response.js';
 import { executeJsonPost, jsonPostOf } from './json-post.js';
 import type { Metrics } from './metrics.js';
@@ -238,7 +238,7 @@ export function createRequestHandler(deps: HttpDependencies) {
     });
     try {
       // Node hands on every Expect header (handleExpectations); 100-continue is met where a body is read.
-      if (request.headers.expect !== undefined && request.headers.expect.toLowerCase() !== '100-continue') {
+      if (request.headers.expect !== undefined && !expectsContinue(request)) {
         throw new AppError('expectation_failed', 'The only expectation this server meets is Expect: 100-continue.');
       }
       const url = parseUrl(request, deps.publicUrl);

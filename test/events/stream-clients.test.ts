@@ -52,17 +52,20 @@ function openUnreadStream(): Promise<IncomingMessage> {
 describe('an event stream whose client stops reading', () => {
   it('waits for the client instead of buffering in the server, and then sends every event in order', async () => {
     let streamed: ServerResponse | undefined;
-    server.app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const noteStream = (request: IncomingMessage, response: ServerResponse) => {
       if (request.headers.accept === 'text/event-stream') streamed = response;
-    });
+    };
+    server.app.server.on('request', noteStream);
     const answer = await openUnreadStream();
+    server.app.server.off('request', noteStream);
     expect(answer.statusCode).toBe(200);
 
     // Unread, the answer fills the kernel's buffers; what the server then holds is its response's writableLength.
     let most = 0;
     let last = -1;
     let steadySince = Date.now();
-    for (;;) {
+    // Bounded: a server that never stops writing is the failure this measures, not a hang.
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       const held = streamed?.writableLength ?? 0;
       most = Math.max(most, held);
@@ -90,12 +93,17 @@ describe('an event stream whose client stops reading', () => {
   });
 });
 
+/** A request as raw bytes: its request line and headers (`head`), the credential, and its body. */
+function rawRequest(head: string, credential: string, body = ''): string {
+  return `${head}\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${credential}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
 /** Sends a whole request on a new connection and closes it at once. */
 function sendAndLeave(baseUrl: string, credential: string, head: string, body = ''): Promise<void> {
   const { port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1', () => {
-      socket.write(`${head}\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${credential}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, () => {
+      socket.write(rawRequest(head, credential, body), () => {
         socket.destroy();
         resolve();
       });
@@ -107,7 +115,7 @@ function sendAndLeave(baseUrl: string, credential: string, head: string, body = 
 describe('event streams pipelined on one connection', () => {
   it('all end when the connection closes, the ones still waiting their turn too', async () => {
     const body = JSON.stringify({ query: 'subscription { bookingEvents(after: null) { id } }' });
-    const request = `POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\naccept: text/event-stream\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const request = rawRequest('POST /graphql HTTP/1.1\r\ncontent-type: application/json\r\naccept: text/event-stream', key, body);
     const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
     socket.write(request.repeat(3));
     await expect.poll(() => subscriptionsActive(server.url), { timeout: 10_000 }).toBe(3);
@@ -145,9 +153,7 @@ describe.skipIf(!redisUrl)('an event stream whose client leaves before it starts
         headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json', accept: 'text/event-stream' },
         body: subscription,
       });
-      const deadline = Date.now() + 10_000;
-      while ((await subscriptionsActive(counted.url)) !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await subscriptionsActive(counted.url)).toBe(1);
+      await expect.poll(() => subscriptionsActive(counted.url), { timeout: 10_000 }).toBe(1);
       await staying.body!.cancel();
     } finally {
       await counted.close();

@@ -138,9 +138,8 @@ export async function redeliver(context: Context, endpointId: string, deliveryId
   await findOwnEndpoint(context, endpointId);
   const delivery = await context.prisma.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId } });
   if (!delivery) throw notFound('delivery', deliveryId);
-  if (delivery.status === 'pending') {
-    throw new AppError('delivery_pending', 'This delivery is still being attempted; redeliver it once it has succeeded or failed.');
-  }
+  const stillAttempted = () => new AppError('delivery_pending', 'This delivery is still being attempted; redeliver it once it has succeeded or failed.');
+  if (delivery.status === 'pending') throw stillAttempted();
   // Only while the endpoint is enabled, checked in the same statement (the worker may disable it meanwhile):
   // a disabled endpoint receives nothing, so the delivery would wait, pending, until it is enabled.
   const { count } = await context.prisma.webhookDelivery.updateMany({
@@ -155,7 +154,7 @@ export async function redeliver(context: Context, endpointId: string, deliveryId
         `This endpoint is disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}; enable it (enabled: true) to redeliver.`,
       );
     }
-    throw new AppError('delivery_pending', 'This delivery is still being attempted; redeliver it once it has succeeded or failed.');
+    throw stillAttempted();
   }
   return context.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
 }

@@ -89,8 +89,8 @@ const localDate = (time: number, timeZone: string) => wallClock(time, timeZone).
 
 /**
  * The soonest slot of the window still to start with room for the party; sold out when none has,
- * closed when the window has no slot at all. Few left: that slot has at most the party's places, or a fifth of its
- * capacity, left.
+ * closed when the window has no slot at all. Few left: that slot has at most the party's places, or
+ * a fifth of its capacity, left.
  */
 function badgeOf(slots: Iterable<Slot>, party: number, from: number, to: number, now: number, tonight: boolean): Badge {
   let best: Slot | undefined;
