@@ -3756,7 +3756,7 @@ export interface operations {
         };
         responses: {
             /** @description The delivery, `succeeded` or `failed`, with its one attempt (the receiver's status, or why none came). */
-            200: {
+            202: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

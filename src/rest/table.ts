@@ -167,6 +167,7 @@ const webhookRoutes: OperationRoute[] = [
     parameters: { endpointId: 'id' },
     body: 'input',
     answer: 'sendTestWebhook',
+    status: 202,
   },
 ];
 

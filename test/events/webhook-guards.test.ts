@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeDeliveryFailure, postWebhook } from '../../src/events/webhooks/destination.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describeDeliveryFailure, destinationLookupDeadlineMs, postWebhook } from '../../src/events/webhooks/destination.js';
 import { maxEndpointsPerAccount } from '../../src/events/webhooks/endpoints.js';
 import { newWebhookSecret } from '../../src/events/webhooks/signing.js';
 import { newId } from '../../src/shared/ids.js';
@@ -8,6 +8,17 @@ import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
 import { openService } from '../support/bookable.js';
+
+// The system resolver, failing as a real one can: it never answers for one name, and says "try again" for another.
+vi.mock('node:dns/promises', async (importOriginal) => {
+  const resolver = await importOriginal<typeof import('node:dns/promises')>();
+  const lookup = (host: string, options: object) => {
+    if (host.endsWith('.resolver-hangs.test')) return new Promise(() => {});
+    if (host.endsWith('.resolver-fails.test')) return Promise.reject(Object.assign(new Error(`getaddrinfo EAI_AGAIN ${host}`), { code: 'EAI_AGAIN' }));
+    return resolver.lookup(host, options);
+  };
+  return { ...resolver, lookup, default: { ...resolver, lookup } };
+});
 
 const postgresUrl = await requireService('postgres');
 
@@ -155,6 +166,21 @@ describe('destinations', () => {
       expect((await call('POST', '/v1/webhook_endpoints', { url })).status, url).toBe(201);
     }
   });
+
+  it('answers 503 with Retry-After, within its deadline, when the resolver does not answer for the host; 422 when the host does not exist', async () => {
+    const call = apiClient(strict.url, (await strict.createKey()).key);
+    const startedAt = Date.now();
+    const hung = await call('POST', '/v1/webhook_endpoints', { url: 'https://hooks.resolver-hangs.test/in' });
+    expect(Date.now() - startedAt).toBeLessThan(destinationLookupDeadlineMs + 2_000);
+    expect(hung.status).toBe(503);
+    expect(hung.headers.get('retry-after')).toBe('5');
+    expect(hung.body.detail).toContain('hooks.resolver-hangs.test could not be looked up now');
+    const failed = await call('POST', '/v1/webhook_endpoints', { url: 'https://hooks.resolver-fails.test/in' });
+    expect(failed.status).toBe(503);
+    const missing = await call('POST', '/v1/webhook_endpoints', { url: 'https://no-such-host.invalid/in' });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors[0]).toMatchObject({ field: 'url', message: "url's host no-such-host.invalid does not resolve." });
+  }, 15_000);
 
   it('refuses at delivery a host that resolves to a forbidden address, without saying which address', async () => {
     const refused = await postWebhook(new URL('http://localhost:9/x'), {}, '{}', { allowPrivate: false, signal: AbortSignal.timeout(5000) }).catch((error: unknown) => error);

@@ -78,7 +78,7 @@ describe('POST /v1/webhook_endpoints/{id}/test', () => {
     const subscription = await subscribeAfter(lastReal!.id);
 
     const sent = await call('POST', `/v1/webhook_endpoints/${endpoint.id}/test`, { event: 'booking.cancelled' });
-    expect(sent.status).toBe(200);
+    expect(sent.status).toBe(202);
     expect(sent.body).toMatchObject({ event: 'booking.cancelled', test: true, status: 'succeeded', attempt_count: 1 });
     expect(sent.body.attempts).toEqual([expect.objectContaining({ attempt_number: 1, response_status: 200, error: null })]);
 
@@ -161,7 +161,7 @@ describe('POST /v1/webhook_endpoints/{id}/test', () => {
     expect((await ownerCall('POST', `/v1/webhook_endpoints/${other.id}/test`, { event: 'api_key.usage_alert' })).body).toMatchObject({ status: 'succeeded' });
 
     release();
-    await expect.poll(async () => (await ownerCall('POST', `/v1/webhook_endpoints/${busy.id}/test`, { event: 'booking.created' })).status, { timeout: 5000 }).toBe(200);
+    await expect.poll(async () => (await ownerCall('POST', `/v1/webhook_endpoints/${busy.id}/test`, { event: 'booking.created' })).status, { timeout: 5000 }).toBe(202);
     await receiver.close();
   });
 
@@ -189,7 +189,7 @@ describe('POST /v1/webhook_endpoints/{id}/test', () => {
     // Booking events carry customer data: a key that cannot read bookings may not have them sent either.
     const hooksOnly = apiClient(server.url, (await server.createKey({ accountId, scopes: ['webhooks:manage'] })).key);
     const allEndpoint = (await call('POST', '/v1/webhook_endpoints', { url: receiver.url })).body;
-    expect((await hooksOnly('POST', `/v1/webhook_endpoints/${allEndpoint.id}/test`, { event: 'api_key.usage_alert' })).status).toBe(200);
+    expect((await hooksOnly('POST', `/v1/webhook_endpoints/${allEndpoint.id}/test`, { event: 'api_key.usage_alert' })).status).toBe(202);
     const refused = await hooksOnly('POST', `/v1/webhook_endpoints/${allEndpoint.id}/test`, { event: 'booking.created' });
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('insufficient_scope');

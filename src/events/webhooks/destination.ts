@@ -4,6 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { settleWithin } from '../../shared/deadline.js';
 import { AppError } from '../../shared/errors.js';
 
 /** Global unicast IPv6 (2000::/3): every other IPv6 block is local, special or embeds an IPv4 address. */
@@ -43,15 +44,27 @@ export function parseWebhookUrl(text: string): URL {
   return url;
 }
 
+/** How long saving an endpoint waits for the resolver to look its host up. */
+export const destinationLookupDeadlineMs = 5_000;
+
+/** The addresses `host` resolves to; null when it resolves to none; 'unanswered' when the resolver gave no answer (a temporary failure, or none within the deadline). */
+async function addressesOf(host: string): Promise<string[] | null | 'unanswered'> {
+  const looked = lookup(host, { all: true }).then(
+    (entries) => entries.map((entry) => entry.address),
+    (error: unknown) => ((error as { code?: unknown }).code === 'EAI_AGAIN' ? ('unanswered' as const) : null),
+  );
+  return settleWithin(looked, destinationLookupDeadlineMs, () => 'unanswered' as const);
+}
+
 /** Refuses URLs whose host resolves to anything but public addresses (checked when an endpoint is saved). */
 export async function assertPublicDestination(url: URL, allowPrivate: boolean): Promise<void> {
   if (allowPrivate) return;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  try {
-    addresses = ipaddr.isValid(host) ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
-  } catch {
-    throw invalidUrl(`url's host ${host} does not resolve.`);
+  const addresses = ipaddr.isValid(host) ? [host] : await addressesOf(host);
+  if (addresses === null) throw invalidUrl(`url's host ${host} does not resolve.`);
+  // The resolver's failure, not the URL's: worth trying again as it is.
+  if (addresses === 'unanswered') {
+    throw new AppError('service_unavailable', `The address of url's host ${host} could not be looked up now; retry shortly.`, { headers: { 'retry-after': '5' } });
   }
   if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
     // Said when the endpoint is saved, where someone trying webhooks on their own machine looks.
