@@ -122,10 +122,16 @@ export async function attemptDelivery(options: AttemptOptions, delivery: Claimed
 
 async function sendAndRecord(options: AttemptOptions, delivery: ClaimedDelivery, span: DeliverySpan): Promise<void> {
   const { prisma, logger, clock } = options;
-  // Counted from the claim, so loading the endpoint, DNS, the request and the answer (its body too)
-  // all fit in the lease, and the attempt keeps its slot, here and in its account's share, until its
-  // connection is finished with.
-  const deadline = AbortSignal.timeout(options.timeoutMs);
+  // Counted from the lease, so loading the endpoint, DNS, the request and the answer (its body too)
+  // all end leaseMarginMs before it does, however long the claim took to come back, and the attempt
+  // keeps its slot, here and in its account's share, until its connection is finished with.
+  const sendingMs = Math.min(options.timeoutMs, delivery.locked_until.getTime() - leaseMarginMs - clock().getTime());
+  if (sendingMs <= 0) {
+    // The claim came back too late to send within its lease: given back untried, to be claimed again.
+    await prisma.webhookDelivery.updateMany({ where: { id: delivery.id, lockedUntil: delivery.locked_until }, data: { lockedUntil: null, attemptCount: { decrement: 1 } } });
+    return;
+  }
+  const deadline = AbortSignal.timeout(sendingMs);
   const endpoint = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: delivery.endpoint_id } });
   const started = performance.now();
   const outcome = await send(options, endpoint, delivery, deadline);
@@ -197,10 +203,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   let claimAgain = false;
 
   async function claim(limit: number): Promise<ClaimedDelivery[]> {
-    const now = clock();
-    const leaseUntil = new Date(now.getTime() + options.timeoutMs + leaseMarginMs);
     return prisma.$transaction(async (tx) => {
       await takeDeliveryTurn(tx);
+      // Timed once the turn is taken: a wait for a connection or for other claims is no part of a lease.
+      const now = clock();
+      const leaseUntil = new Date(now.getTime() + options.timeoutMs + leaseMarginMs);
       // Heads come from the pending rows only (not each endpoint's history), so a claim costs the
       // same however many deliveries an endpoint has had; the row conditions are checked again on
       // the locked row, so a delivery another instance has just claimed is left alone.

@@ -1,0 +1,137 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import { attemptDelivery, attemptOptionsOf, leaseMarginMs, type ClaimedDelivery } from '../../src/events/webhooks/worker.js';
+import { postgresUrlOf } from '../access/processes.js';
+import { openService } from '../support/bookable.js';
+import { apiClient, futureSlot } from '../support/http.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { requireService } from '../support/services.js';
+
+const postgresUrl = await requireService('postgres');
+
+/** The key of the lock that claims and test events take turns on (takeDeliveryTurn). */
+const claimTurn = "hashtext('hallowgate:webhook-claim')";
+const timeoutMs = 1_000;
+
+let server: TestServer;
+let secondInstance: App;
+let serviceId: string;
+
+beforeAll(async () => {
+  if (!postgresUrl) return;
+  // Deadlines long enough for a claim to wait out the turn held below, as one waiting for a busy pool can.
+  const config = {
+    WEBHOOK_TIMEOUT_MS: timeoutMs,
+    WEBHOOK_POLL_MS: 25,
+    WEBHOOK_RETRY_SCHEDULE: '1h',
+    DATABASE_STATEMENT_TIMEOUT_MS: 30_000,
+    DATABASE_TRANSACTION_TIMEOUT_MS: 30_000,
+  };
+  server = await startTestServer({ seed: true, postgresUrl, config });
+  secondInstance = server.sibling();
+  await secondInstance.listen(0, '127.0.0.1');
+  serviceId = await openService(server.prisma);
+});
+afterAll(async () => {
+  await secondInstance?.close();
+  await server?.close();
+});
+
+/** A receiver that holds every request unanswered, counting the ones open at once. */
+async function startHoldingReceiver() {
+  const open = new Set<ServerResponse>();
+  let mostOpen = 0;
+  let requests = 0;
+  const receiver = createServer((request, response) => {
+    request.resume();
+    requests++;
+    open.add(response);
+    mostOpen = Math.max(mostOpen, open.size);
+    response.on('close', () => open.delete(response));
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+    requests: () => requests,
+    mostOpen: () => mostOpen,
+    close() {
+      receiver.closeAllConnections();
+      return new Promise<void>((resolve) => receiver.close(() => resolve()));
+    },
+  };
+}
+
+describe.skipIf(!postgresUrl)('webhook leases (PostgreSQL, two instances)', () => {
+  it('are counted from when a claim takes its turn: a claim that waited longer than the lease margin still sends alone', async () => {
+    const receiver = await startHoldingReceiver();
+    const { key } = await server.createKey();
+    const call = apiClient(server.url, key);
+    expect((await call('POST', '/v1/webhook_endpoints', { url: receiver.url })).status).toBe(201);
+
+    // Both instances' claims queue behind this session for longer than the lease's margin.
+    const holder = new pg.Client({ connectionString: postgresUrlOf(server.database) });
+    await holder.connect();
+    try {
+      await holder.query(`SELECT pg_advisory_lock(${claimTurn})`);
+      expect((await call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(40), customer: { name: 'Lease', email: 'lease@example.com' } })).status).toBe(201);
+      await new Promise((resolve) => setTimeout(resolve, leaseMarginMs + 1_500));
+      await holder.query(`SELECT pg_advisory_unlock(${claimTurn})`);
+    } finally {
+      await holder.end();
+    }
+
+    // The first claim sends; its attempt is cut after timeoutMs, recorded as failed, due again in an hour.
+    await expect.poll(() => receiver.requests(), { timeout: 5_000 }).toBe(1);
+    await expect.poll(async () => server.prisma.webhookAttempt.count({ where: { delivery: { endpoint: { url: receiver.url } } } }), { timeout: 5_000 }).toBe(1);
+    // Had its lease been timed from before the wait, it would have ended before the attempt did, and
+    // the other instance would have claimed and sent the delivery beside it.
+    expect(receiver.mostOpen()).toBe(1);
+    expect(receiver.requests()).toBe(1);
+    await receiver.close();
+  }, 30_000);
+
+  it('gives a delivery back untried when its claim comes back too late to send within the lease', async () => {
+    const receiver = await startHoldingReceiver();
+    const { key } = await server.createKey();
+    const call = apiClient(server.url, key);
+    const endpoint = (await call('POST', '/v1/webhook_endpoints', { url: receiver.url })).body;
+
+    // No claim is made while the delivery is leased here as a claim would have, with less than the margin of its lease left.
+    const holder = new pg.Client({ connectionString: postgresUrlOf(server.database) });
+    await holder.connect();
+    const lockedUntil = new Date(Date.now() + leaseMarginMs - 200);
+    let pending;
+    try {
+      await holder.query(`SELECT pg_advisory_lock(${claimTurn})`);
+      expect((await call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(41), customer: { name: 'Late', email: 'late@example.com' } })).status).toBe(201);
+      pending = await server.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: endpoint.id } });
+      await server.prisma.webhookDelivery.update({ where: { id: pending.id }, data: { lockedUntil, attemptCount: 1 } });
+    } finally {
+      await holder.query(`SELECT pg_advisory_unlock(${claimTurn})`);
+      await holder.end();
+    }
+    const claimed: ClaimedDelivery = {
+      id: pending.id,
+      endpoint_id: endpoint.id,
+      message_id: pending.messageId,
+      payload: pending.payload,
+      attempt_count: 1,
+      locked_until: lockedUntil,
+      trace_parent: null,
+    };
+    const { services } = server.app;
+    await attemptDelivery(attemptOptionsOf(services.config, { prisma: server.prisma, logger: services.logger, clock: services.clock, secrets: services.secrets }), claimed);
+    const after = await server.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: pending.id }, include: { attempts: true } });
+    expect(after).toMatchObject({ lockedUntil: null, attemptCount: 0, attempts: [] });
+
+    // Claimed again at once: its first attempt is attempt 1.
+    await expect.poll(() => receiver.requests(), { timeout: 5_000 }).toBe(1);
+    await expect
+      .poll(async () => (await server.prisma.webhookAttempt.findMany({ where: { deliveryId: pending.id } })).map((attempt) => attempt.attemptNumber), { timeout: 5_000 })
+      .toEqual([1]);
+    await receiver.close();
+  }, 30_000);
+});
