@@ -3218,7 +3218,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `too_many_waitlist_entries`: the account has 1,000 entries waiting or offered already. `idempotency_key_reused`: the `Idempotency-Key` came before with another body (or on another create). */
+            /** @description `validation_failed`: `errors` names each field, in the body’s snake_case (`unknown_field` for a key the body may not have). `too_many_waitlist_entries`: the account has 1,000 entries waiting or offered already, or the booking widget token 100. `too_many_holds`: the entry would be offered at once past the holds the account (1,000) or the booking widget token (100) may have held. `idempotency_key_reused`: the `Idempotency-Key` came before with another body (or on another create). */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWidgetToken } from '../../src/access/admin.js';
 import { maxHeldHoldsPerWidgetToken } from '../../src/bookings/holds/holds.js';
+import { maxOpenWaitlistEntriesPerWidgetToken } from '../../src/bookings/holds/waitlist.js';
 import { newId } from '../../src/shared/ids.js';
 import { openService } from '../support/bookable.js';
 import { futureSlot } from '../support/http.js';
@@ -231,6 +232,78 @@ describe("a booking widget token's holds are its own", () => {
     // Once one of them is no longer held, the token holds again.
     await server.prisma.hold.updateMany({ where: { createdBy: token, startTime: new Date(futureSlot(6)) }, data: { status: 'released' } });
     await json(await hold(token, futureSlot(6, 11)), 201);
+  });
+
+  const join = (token: string, startTime: string, partySize = 1) =>
+    call(token, 'POST', '/v1/waitlist_entries', { service_id: serviceId, start_time: startTime, party_size: partySize, customer, offer_expires_in_seconds: 1800 });
+
+  it('holds the offer a waitlist join gets at once as one of its own: counted in its holds, released or booked by it', async () => {
+    const token = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+    const declined = await json(await join(token, futureSlot(9, 10), 4), 201);
+    expect(declined).toMatchObject({ status: 'offered', offer: { hold_id: expect.any(String) } });
+    const declinedHold = String((declined['offer'] as Record<string, unknown>)['hold_id']);
+    expect(await server.prisma.hold.findUniqueOrThrow({ where: { id: declinedHold } })).toMatchObject({ createdBy: token, status: 'held' });
+    // Cancel in the widget: the places go back, the entry with them.
+    expect(await json(await call(token, 'DELETE', `/v1/holds/${declinedHold}`), 200)).toMatchObject({ status: 'released' });
+    expect(await server.prisma.waitlistEntry.findUniqueOrThrow({ where: { id: String(declined['id']) } })).toMatchObject({ status: 'withdrawn' });
+
+    const taken = await json(await join(token, futureSlot(9, 11), 2), 201);
+    const takenHold = (taken['offer'] as Record<string, unknown>)['hold_id'];
+    expect(await json(await call(token, 'POST', '/v1/bookings', { hold_id: takenHold, customer }), 201)).toMatchObject({ status: 'confirmed', party_size: 2 });
+    expect(await server.prisma.waitlistEntry.findUniqueOrThrow({ where: { id: String(taken['id']) } })).toMatchObject({ status: 'booked' });
+  });
+
+  it(`is refused an offer at once past its ${maxHeldHoldsPerWidgetToken} holds (422 too_many_holds), the join with it`, async () => {
+    const token = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+    const expiresAt = new Date(Date.parse(futureSlot(10)) - 60_000);
+    await server.prisma.hold.createMany({
+      data: Array.from({ length: maxHeldHoldsPerWidgetToken }, () => ({
+        id: newId('hold'),
+        accountId,
+        createdBy: token,
+        serviceId,
+        startTime: new Date(futureSlot(10)),
+        endTime: new Date(Date.parse(futureSlot(10)) + 300_000),
+        partySize: 1,
+        expiresAt,
+      })),
+    });
+    expect(await json(await join(token, futureSlot(10, 11)), 422)).toMatchObject({ code: 'too_many_holds' });
+    expect(await server.prisma.waitlistEntry.count({ where: { createdBy: token } })).toBe(0);
+    const slot = await server.prisma.bookingSlot.findUnique({ where: { serviceId_startTime: { serviceId, startTime: new Date(futureSlot(10, 11)) } } });
+    expect(slot?.holds ?? []).toEqual([]);
+  });
+
+  it(`has at most ${maxOpenWaitlistEntriesPerWidgetToken} waitlist entries open (422 too_many_waitlist_entries), so its visitors cannot use up the account's`, async () => {
+    const token = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+    const full = futureSlot(11);
+    await json(await hold(token, full, 4), 201);
+    // The token's entries, written straight in (the cap counts rows; their lines do not matter here).
+    await server.prisma.waitlistEntry.createMany({
+      data: Array.from({ length: maxOpenWaitlistEntriesPerWidgetToken }, () => ({
+        id: newId('waitlistEntry'),
+        accountId,
+        createdBy: token,
+        serviceId,
+        startTime: new Date(full),
+        partySize: 1,
+        customerName: customer.name,
+        customerEmail: customer.email,
+        offerSeconds: 600,
+      })),
+    });
+    expect(await json(await join(token, full), 422)).toMatchObject({ code: 'too_many_waitlist_entries' });
+    const { key } = await server.createKey({ accountId });
+    const byKey = await fetch(`${server.url}/v1/waitlist_entries`, {
+      method: 'POST',
+      headers: bearer(key, { 'content-type': 'application/json' }),
+      body: JSON.stringify({ service_id: serviceId, start_time: full, party_size: 1, customer }),
+    });
+    expect(await json(byKey, 201)).toMatchObject({ status: 'waiting' });
+    // Once one of them is no longer open, the token joins again.
+    const [first] = await server.prisma.waitlistEntry.findMany({ where: { createdBy: token }, take: 1 });
+    await server.prisma.waitlistEntry.update({ where: { id: first!.id }, data: { status: 'withdrawn' } });
+    expect(await json(await join(token, full), 201)).toMatchObject({ status: 'waiting' });
   });
 });
 

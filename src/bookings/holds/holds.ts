@@ -25,11 +25,11 @@ export const maxHeldHoldsPerAccount = 1000;
 export const maxHeldHoldsPerWidgetToken = 100;
 
 /**
- * Refuses the hold just placed when it takes its account, or its widget token, past its cap: counted
+ * Refuses the hold just placed (or offered to the entry just made) when it takes its account, or its widget token, past its cap: counted
  * with it, under the account's quota lock held to the commit, so that of creates racing, exactly those
  * past the cap are refused. Taken last, the lock queues only the ends of those transactions.
  */
-async function refuseHoldsPastCaps(tx: Tx, owner: HoldOwner, now: Date): Promise<void> {
+export async function refuseHoldsPastCaps(tx: Tx, owner: HoldOwner, now: Date): Promise<void> {
   await lockAccountQuotas(tx, owner.accountId);
   const held = await tx.hold.count({ where: { accountId: owner.accountId, status: 'held', expiresAt: { gt: now } } });
   if (held > maxHeldHoldsPerAccount) {

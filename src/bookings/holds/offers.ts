@@ -38,7 +38,8 @@ export async function offerFreedPlaces(tx: Tx, record: ChangeRecord, serviceId: 
     const hold = await placeHold(
       tx,
       record,
-      { accountId: entry.accountId, createdBy: null, service, startTime, partySize: entry.partySize, lifetimeSeconds: entry.offerSeconds },
+      // The entry's credential's: a booking widget token's offers count in its holds, and it may book or release them.
+      { accountId: entry.accountId, createdBy: entry.createdBy, service, startTime, partySize: entry.partySize, lifetimeSeconds: entry.offerSeconds },
       now,
     );
     const offered = await tx.waitlistEntry.update({ where: { id: entry.id }, data: { holdId: hold.id } });

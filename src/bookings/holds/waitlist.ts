@@ -1,3 +1,4 @@
+import { credentialIdOf } from '../../access/principal.js';
 import type { Prisma, WaitlistEntry, WaitlistStatus } from '../../generated/prisma/client.js';
 import type { Context } from '../../graphql/context.js';
 import { AppError, notFound } from '../../shared/errors.js';
@@ -9,12 +10,15 @@ import { inBookingTransaction, lockAccountQuotas } from '../transaction.js';
 import { createWithKey, replayingCreated, requestHash } from '../idempotency.js';
 import { createWaitlistEntrySchema } from '../validation.js';
 import { holdStatus } from './hold.js';
+import { holdOwnerOf, refuseHoldsPastCaps } from './holds.js';
 import { endHold, offerFreedPlaces } from './offers.js';
 
 /** The waitlist operations: join, read, list and withdraw; offers are made in offers.ts. */
 
 /** Entries an account may have in lines at once (waiting for a slot that has not started, or offered). */
 export const maxOpenWaitlistEntriesPerAccount = 1000;
+/** Entries one booking widget token may have in lines at once: visitors of a public page cannot use up the account's. */
+export const maxOpenWaitlistEntriesPerWidgetToken = 100;
 
 /**
  * Adds an entry to a slot's line. Places free now are offered at once, in the same transaction, to
@@ -22,7 +26,8 @@ export const maxOpenWaitlistEntriesPerAccount = 1000;
  * answers an entry already offered a hold.
  */
 export async function createWaitlistEntry(context: Context, rawInput: unknown, idempotencyKey: string | null): Promise<WaitlistEntry> {
-  const accountId = accountOf(context);
+  const owner = holdOwnerOf(context);
+  const { accountId } = owner;
   const input = parseInput(createWaitlistEntrySchema(context.services.clock()), rawInput);
   const hash = requestHash('createWaitlistEntry', [
     input.serviceId,
@@ -52,20 +57,34 @@ export async function createWaitlistEntry(context: Context, rawInput: unknown, i
           customerName: input.customer.name,
           customerEmail: input.customer.email,
           offerSeconds: input.offerExpiresInSeconds,
+          createdBy: credentialIdOf(context.principal!),
           createdAt: now,
           updatedAt: now,
         },
       });
       await offerFreedPlaces(tx, record, service.id, input.startTime, now);
+      const entry = await tx.waitlistEntry.findUniqueOrThrow({ where: { id } });
+      // An offer made at once is a hold of the caller's: the holds' caps apply to it as to one it placed.
+      if (entry.status === 'offered') await refuseHoldsPastCaps(tx, owner, now);
       // Counted with this entry in, under the account's quota lock held to the commit (taken last, it
       // queues only the ends of racing creates): exactly those past the cap are refused.
       await lockAccountQuotas(tx, accountId);
-      const open = await tx.waitlistEntry.count({ where: { accountId, OR: [waitlistStatusWhere('waiting', now), waitlistStatusWhere('offered', now)] } });
-      if (open > maxOpenWaitlistEntriesPerAccount) {
-        throw new AppError('too_many_waitlist_entries', `This account has ${open - 1} waitlist entries open, the most it may; withdraw some first.`);
+      const open = { OR: [waitlistStatusWhere('waiting', now), waitlistStatusWhere('offered', now)] };
+      const openInAccount = await tx.waitlistEntry.count({ where: { accountId, ...open } });
+      if (openInAccount > maxOpenWaitlistEntriesPerAccount) {
+        throw new AppError('too_many_waitlist_entries', `This account has ${openInAccount - 1} waitlist entries open, the most it may; withdraw some first.`);
+      }
+      if (owner.createdBy !== undefined) {
+        const openByToken = await tx.waitlistEntry.count({ where: { createdBy: owner.createdBy, ...open } });
+        if (openByToken > maxOpenWaitlistEntriesPerWidgetToken) {
+          throw new AppError(
+            'too_many_waitlist_entries',
+            `This widget token has ${openByToken - 1} waitlist entries open, the most one may; try again once some are booked or their slots have started.`,
+          );
+        }
       }
       await key.keep(tx, id);
-      return tx.waitlistEntry.findUniqueOrThrow({ where: { id } });
+      return entry;
     }),
   );
   return created;

@@ -66,6 +66,7 @@ function exampleOffer(messageId: string, accountId: string, now: Date): LogEvent
     position: 0n,
     offerSeconds: 600,
     holdId: newId('hold'),
+    createdBy: null,
     createdAt: new Date(now.getTime() - hourMs),
     updatedAt: now,
   };

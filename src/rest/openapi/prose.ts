@@ -338,7 +338,11 @@ const v1: DocumentProse = {
       ].join('\n'),
       response: 'The entry: `waiting`, or `offered` with its `offer`.',
       parameters: { 'Idempotency-Key': idempotencyKeyParameter },
-      errors: { too_many_waitlist_entries: 'the account has 1,000 entries waiting or offered already.', ...idempotencyKeyErrors },
+      errors: {
+        too_many_waitlist_entries: 'the account has 1,000 entries waiting or offered already, or the booking widget token 100.',
+        too_many_holds: 'the entry would be offered at once past the holds the account (1,000) or the booking widget token (100) may have held.',
+        ...idempotencyKeyErrors,
+      },
       requestExample: {
         service_id: 'svc_8Fh2Lq0Wz5Xn3Pr7Tb1Kc',
         start_time: '2027-10-31T19:00:00Z',
