@@ -1,4 +1,4 @@
-import { builder, refusalFor } from '../graphql/builder.js';
+import { builder, nodeForApiKeys, refusalFor } from '../graphql/builder.js';
 import { upperCaseEnum } from '../graphql/enums.js';
 import { Plan } from '../generated/prisma/enums.js';
 import { grantedScopes, hasScope, isApiKey, type Principal } from './principal.js';
@@ -16,9 +16,10 @@ builder.prismaObject('Account', {
 export const ApiKeyNode = builder.prismaNode('ApiKey', {
   id: { field: 'id' },
   authScopes: { authenticated: true },
+  // A widget token may not read keys at all: node(id:) and nodes(ids:) refuse it in the id's place, before any lookup.
+  extensions: nodeForApiKeys(),
   nullable: true,
-  // A key sees only itself (its settings are its own business, even within the account); operators see
-  // every key. A widget token may not read keys at all, so node(id:) refuses it before any lookup.
+  // A key sees only itself (its settings are its own business, even within the account); operators see every key.
   findUnique: (id, context) => {
     if (!isApiKey(context.principal)) throw refusalFor(context.principal, []);
     return { id, ...(hasScope(context.principal, 'admin') ? {} : { AND: { id: context.principal.keyId } }) };

@@ -52,6 +52,13 @@ export function nodeScope(scopes: Scope | readonly Scope[], answeredTo: readonly
   return { [nodeScopeExtension]: typeof scopes === 'string' ? [scopes] : scopes, [answerScopeExtension]: answeredTo };
 }
 
+const apiKeysOnlyExtension = 'hallowgateNodeForApiKeys';
+
+/** Type `extensions` for a type whose objects only API keys may reach: through node/nodes, any other credential is refused in the id's place. */
+export function nodeForApiKeys() {
+  return { [apiKeysOnlyExtension]: true };
+}
+
 /** The scopes, any one of which a type's objects need (nodeScope). */
 export function nodeScopeOf(type: { extensions: Readonly<Record<string, unknown>> } | undefined): readonly Scope[] | undefined {
   return type?.extensions[nodeScopeExtension] as readonly Scope[] | undefined;
@@ -65,11 +72,13 @@ export function answerScopeOf(type: { extensions: Readonly<Record<string, unknow
 /**
  * Records for node ids, in order: null for an id naming no node type, or no record the caller may
  * see (every node's lookup is nullable and scoped to the caller), a refusal in the place of an id
- * whose type needs a scope the caller lacks, without failing the others.
+ * whose type needs a scope (or an API key) the caller lacks, without failing the others.
  */
 async function resolveNodeIds(context: Context, info: GraphQLResolveInfo, ids: readonly { typename: string; id: string }[]): Promise<unknown[]> {
   const refusals = ids.map((id) => {
-    const scopes = id.typename === namelessNode ? undefined : nodeScopeOf(info.schema.getType(id.typename) ?? undefined);
+    const type = id.typename === namelessNode ? undefined : (info.schema.getType(id.typename) ?? undefined);
+    if (type?.extensions[apiKeysOnlyExtension] && !isApiKey(context.principal)) return refusalFor(context.principal, []);
+    const scopes = nodeScopeOf(type);
     return scopes && !scopes.some((scope) => hasScope(context.principal, scope)) ? refusalFor(context.principal, scopes) : undefined;
   });
   const records = await resolveNodes(

@@ -16,6 +16,14 @@ function appErrorIn(error: unknown): AppError | undefined {
 }
 
 /**
+ * What a JSON parser said of a body, without the body: V8 quotes a piece of it, and Yoga the whole
+ * of it, in double quotes after the parser's own words (which quote a token in single quotes).
+ */
+function jsonSyntaxErrorOf(message: string): string {
+  return message.split('"', 1)[0]!.replace(/[,.\s]+$/, '');
+}
+
+/**
  * `error` (with `code` when given) as the client is shown it: what its message quotes of the request
  * cut as `echoed` cuts it, and so is the message of Yoga's `originalError` extension, which repeats
  * a body it could not parse (the extension stays: Yoga reads it to choose the HTTP status). The error
@@ -23,8 +31,8 @@ function appErrorIn(error: unknown): AppError | undefined {
  */
 function withEchoesCutFrom(error: GraphQLError, code?: ErrorCode): GraphQLError {
   const message = withEchoesCut(error.message);
-  const { originalError: cause, ...extensions } = error.extensions as { originalError?: { message?: unknown } } & Record<string, unknown>;
-  const causeMessage = typeof cause?.message === 'string' ? withEchoesCut(cause.message) : undefined;
+  const { originalError: cause, ...extensions } = error.extensions as { originalError?: { name?: unknown; message?: unknown } } & Record<string, unknown>;
+  const causeMessage = typeof cause?.message === 'string' ? (cause.name === 'SyntaxError' ? jsonSyntaxErrorOf(cause.message) : withEchoesCut(cause.message)) : undefined;
   if (message === error.message && causeMessage === cause?.message && code === undefined) return error;
   return new GraphQLError(message, {
     nodes: error.nodes,

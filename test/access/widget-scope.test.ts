@@ -64,6 +64,13 @@ describe('a widget token reads only the directory', () => {
     expect(answer.errors?.every((error) => error.extensions.code === 'insufficient_scope')).toBe(true);
   });
 
+  it('reads the directory records of a nodes(ids:) that also names an API key: the key is refused in its place only', async () => {
+    const { keyId } = await server.createKey({ accountId });
+    const answer = await fromWidget(`{ nodes(ids: ["${eventId}", "${keyId}"]) { id } }`);
+    expect(answer.data).toEqual({ nodes: [{ id: eventId }, null] });
+    expect(answer.errors?.map((error) => [error.extensions.code, error.path])).toEqual([['insufficient_scope', ['nodes', 1]]]);
+  });
+
   it('refuses /v1/services and /v1/bookings with a 403 problem and a WWW-Authenticate challenge', async () => {
     const services = await fetch(`${server.url}/v1/services`, { headers: bearer(token, { origin: shop }) });
     expect(services.status).toBe(403);

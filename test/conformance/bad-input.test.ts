@@ -284,6 +284,16 @@ describe('what an error repeats of a request', () => {
     expectCut(badVariable.body);
   });
 
+  it('holds no more than 64 characters of a body that is not JSON, in one piece or in several', async () => {
+    const query = 'query ($lat: Float, $radius: Float) { events(lat: $lat, lng: -74, radius: $radius, first: 1) { edges { node { id distanceKm } } } }';
+    const body = `{"query":${JSON.stringify(query)},"variables":{"lat":40.7,"radius":Infinity}}`;
+    const refused = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+    expect(refused.status).toBe(400);
+    const answer = JSON.stringify(await refused.json());
+    const echoedInAll = [...body.matchAll(/[^"]{8,}/g)].filter(([piece]) => answer.includes(piece)).reduce((sum, [piece]) => sum + piece.length, 0);
+    expect(echoedInAll).toBeLessThanOrEqual(64);
+  });
+
   it('is cut in one pass, however the quotes in it fall', async () => {
     // A key Yoga refuses by name: escaped quotes that never close (a regular expression took
     // minutes over them), and raw quotes around short pieces of one long run.
