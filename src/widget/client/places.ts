@@ -78,11 +78,19 @@ function wallClock(time: number, timeZone: string): Date {
   return new Date(Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')));
 }
 
+/** The instant the wall clock of `timeZone` reads `wall` (a reading as if UTC), for a reading the clocks do not skip. */
+function instantOf(wall: number, timeZone: string): number {
+  const offsetAt = (time: number) => wallClock(time, timeZone).getTime() - time;
+  // The offset at the reading taken as UTC can be the other side of a clock change: the second pass reads it where the answer is.
+  const guess = wall - offsetAt(wall);
+  return wall - offsetAt(guess);
+}
+
 /** "Tonight" in a time zone: from now until the next 06:00 there. */
-function tonight(now: number, timeZone: string): { from: number; to: number } {
+export function tonight(now: number, timeZone: string): { from: number; to: number } {
   const local = wallClock(now, timeZone);
   const morning = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate() + (local.getUTCHours() < morningHour ? 0 : 1), morningHour);
-  return { from: now, to: morning - (wallClock(morning, timeZone).getTime() - morning) };
+  return { from: now, to: instantOf(morning, timeZone) };
 }
 
 const localDate = (time: number, timeZone: string) => wallClock(time, timeZone).toISOString().slice(0, 10);
