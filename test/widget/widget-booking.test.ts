@@ -92,14 +92,15 @@ async function fillCustomer(page: Page): Promise<void> {
 
 const holdsAt = (time: Date) => api.prisma.hold.findMany({ where: { serviceId, startTime: time } });
 
-/** Takes every place of a slot with the API key, for 30 minutes. */
-async function fill(time: Date): Promise<void> {
+/** Takes every place of a slot with the API key, for 30 minutes: the hold's id. */
+async function fill(time: Date): Promise<string> {
   const response = await fetch(`${api.url}/v1/holds`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ service_id: serviceId, start_time: time.toISOString(), party_size: 4, expires_in_seconds: 1800 }),
   });
   expect(response.status).toBe(201);
+  return ((await response.json()) as { id: string }).id;
 }
 
 describe('the booking view of widget.v1.js, embedded in a page of another origin', () => {
@@ -163,6 +164,30 @@ describe('the booking view of widget.v1.js, embedded in a page of another origin
     expect(await status(page).textContent()).toMatch(/has no room for 1\. Join the waitlist/);
   });
 
+  it('takes a waitlist join that is offered places at once to the form, filled in, and books the offer', async () => {
+    const time = slot(2, 20);
+    const held = await fill(time);
+    const { page, pageErrors } = await openBookingPage(bookingToken);
+    await slotButton(page, time, /full: join the waitlist/).click();
+    await expect.poll(() => widget(page).getAttribute('data-state')).toBe('waitlist');
+    // The places come back while the visitor fills in the form.
+    const released = await fetch(`${api.url}/v1/holds/${held}`, { method: 'DELETE', headers: { authorization: `Bearer ${apiKey}` } });
+    expect(released.status).toBe(200);
+    await fillCustomer(page);
+    await page.locator('#book').getByRole('button', { name: 'Join the waitlist' }).click();
+
+    await expect.poll(() => widget(page).getAttribute('data-state')).toBe('book');
+    expect(await status(page).textContent()).toMatch(/^Places just freed up: .* is held for you until/);
+    expect(await page.locator('#book').getByLabel('Name').inputValue()).toBe(visitor.name);
+    expect(await page.locator('#book').getByLabel('Email').inputValue()).toBe(visitor.email);
+    await page.locator('#book').getByRole('button', { name: 'Book', exact: true }).click();
+    await expect.poll(() => status(page).textContent()).toMatch(/Your booking id is bk_\w+\.$/);
+    const [entry] = await api.prisma.waitlistEntry.findMany({ where: { serviceId, startTime: time } });
+    expect(entry).toMatchObject({ status: 'booked', customerName: visitor.name });
+    expect(await api.prisma.hold.findUniqueOrThrow({ where: { id: entry!.holdId! } })).toMatchObject({ status: 'converted', createdBy: bookingToken });
+    expect(pageErrors).toEqual([]);
+  });
+
   it('gives the places back on Cancel', async () => {
     const time = slot(2, 18);
     const { page } = await openBookingPage(bookingToken, 'midnight');
@@ -202,7 +227,7 @@ describe('the booking view of widget.v1.js, embedded in a page of another origin
     expect(await status(page).textContent()).toBe('This booking widget is not allowed to take bookings.');
     expect(await page.locator('#book form').count()).toBe(0);
     expect(messages.join('\n')).toMatch(/answered 403 insufficient_scope: .*bookings:book/);
-    expect(await api.prisma.hold.count({ where: { serviceId, startTime: time } })).toBe(0);
+    expect(await api.prisma.hold.count({ where: { createdBy: directoryToken } })).toBe(0);
   });
 
   it('says it is set up wrongly for a service that does not exist', async () => {

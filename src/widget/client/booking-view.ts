@@ -12,7 +12,8 @@ type Stage =
   | { kind: 'error'; message: string; retry: boolean }
   | { kind: 'slots'; note: string }
   | { kind: 'busy'; message: string }
-  | { kind: 'book'; hold: Held; note?: string }
+  /** `customer`: the visitor's, when the hold is the offer a waitlist join got at once (the form comes filled in). */
+  | { kind: 'book'; hold: Held; note?: string; customer?: Customer }
   | { kind: 'waitlist'; slot: Slot; note?: string }
   | { kind: 'done'; message: string };
 
@@ -69,7 +70,7 @@ export function mountBooking(root: ShadowRoot, settings: Settings, logError: (me
         return stage.note || (slots.length === 0 ? 'No times are open in the coming days.' : `Pick a time for ${partySize === 1 ? '1 person' : `${partySize} people`}.`);
       case 'book':
         if (stage.note) return stage.note;
-        return `${when(stage.hold)} is held for you until ${dateTimeFormat(timezone, { ...time, timeZoneName: 'short' }).format(new Date(stage.hold.expiresAt))}.`;
+        return `${stage.customer ? 'Places just freed up: ' : ''}${when(stage.hold)} is held for you until ${dateTimeFormat(timezone, { ...time, timeZoneName: 'short' }).format(new Date(stage.hold.expiresAt))}.`;
       case 'waitlist':
         if (stage.note) return stage.note;
         return `${when(stage.slot)} has no room for ${partySize}. Join the waitlist to be offered places that free up.`;
@@ -88,6 +89,7 @@ export function mountBooking(root: ShadowRoot, settings: Settings, logError: (me
           'Book',
           (customer) => book(stage.hold, customer),
           () => release(stage.hold),
+          stage.customer,
         ),
       ];
     if (stage.kind === 'waitlist')
@@ -155,12 +157,12 @@ export function mountBooking(root: ShadowRoot, settings: Settings, logError: (me
     return h('p', { class: 'held' }, [`${hold.partySize === 1 ? '1 place' : `${hold.partySize} places`} held · time left `, left]);
   }
 
-  function customerForm(action: string, submit: (customer: Customer) => void, cancel: () => void): HTMLFormElement {
-    const field = (id: string, label: string, type: string, autocomplete: string) =>
-      h('p', { class: 'field' }, [h('label', { for: id }, [label]), h('input', { id, name: id, type, autocomplete, required: '' })]);
+  function customerForm(action: string, submit: (customer: Customer) => void, cancel: () => void, filled?: Customer): HTMLFormElement {
+    const field = (id: string, label: string, type: string, autocomplete: string, value = '') =>
+      h('p', { class: 'field' }, [h('label', { for: id }, [label]), h('input', { id, name: id, type, autocomplete, required: '', value })]);
     const form = h('form', { class: 'customer' }, [
-      field('name', 'Name', 'text', 'name'),
-      field('email', 'Email', 'email', 'email'),
+      field('name', 'Name', 'text', 'name', filled?.name),
+      field('email', 'Email', 'email', 'email', filled?.email),
       h('p', { class: 'actions' }, [h('button', { type: 'submit', class: 'primary' }, [action]), button('Cancel', 'secondary', cancel)]),
     ]);
     form.addEventListener('submit', (event) => {
@@ -220,6 +222,8 @@ export function mountBooking(root: ShadowRoot, settings: Settings, logError: (me
     const answer = await api.joinWaitlist(slot, partySize, customer);
     if (!answer) return;
     if (answer.kind !== 'ok') return failed(answer, { kind: 'waitlist', slot });
+    // Places were free as it joined: the entry was offered them at once, held for the visitor to book.
+    if (answer.value.offer) return show({ kind: 'book', hold: answer.value.offer, customer });
     const place = answer.value.placeInLine;
     show({ kind: 'done', message: `You are on the waitlist for ${when(slot)}${place ? `, number ${place} in line` : ''}. If places free up, they are offered in that order.` });
   }

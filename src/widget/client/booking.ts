@@ -30,7 +30,8 @@ export interface BookingApi {
   hold(slot: Slot, partySize: number): Promise<Answer<Held> | null>;
   release(hold: Held): Promise<Answer<unknown> | null>;
   book(hold: Held, customer: Customer): Promise<Answer<{ id: string }> | null>;
-  joinWaitlist(slot: Slot, partySize: number, customer: Customer): Promise<Answer<{ id: string; placeInLine: number | null }> | null>;
+  /** The entry, and its offer when places were free as it joined: a hold of the token's to book. */
+  joinWaitlist(slot: Slot, partySize: number, customer: Customer): Promise<Answer<{ id: string; placeInLine: number | null; offer: Held | null }> | null>;
 }
 
 function toSlot(record: unknown): Slot | null {
@@ -76,9 +77,13 @@ export function bookingApi(apiBase: string, token: string, service: string, days
     release: (hold) => call({ method: 'DELETE', path: `v1/holds/${encodeURIComponent(hold.id)}` }, () => null),
     book: (hold, customer) => call({ method: 'POST', path: 'v1/bookings', body: { hold_id: hold.id, customer: { ...customer } } }, (body) => ({ id: stringOr(body['id']) })),
     joinWaitlist: (slot, partySize, customer) =>
-      call(
-        { method: 'POST', path: 'v1/waitlist_entries', body: { service_id: service, start_time: slot.startTime, party_size: partySize, customer: { ...customer } } },
-        (body) => ({ id: stringOr(body['id']), placeInLine: numberOrNull(body['place_in_line']) }),
-      ),
+      call({ method: 'POST', path: 'v1/waitlist_entries', body: { service_id: service, start_time: slot.startTime, party_size: partySize, customer: { ...customer } } }, (body) => {
+        const offer = body['offer'];
+        return {
+          id: stringOr(body['id']),
+          placeInLine: numberOrNull(body['place_in_line']),
+          offer: isObject(offer) ? { id: stringOr(offer['hold_id']), startTime: slot.startTime, partySize, expiresAt: stringOr(offer['expires_at']) } : null,
+        };
+      }),
   };
 }
