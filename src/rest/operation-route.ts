@@ -82,7 +82,8 @@ function typedValue(parameter: Parameter, text: string): unknown {
   }
   switch (named.name) {
     case 'Int':
-      return /^-?\d{1,15}$/.test(text) ? Number(text) : text;
+      // Digits make a number, however many: one too large for an Int is refused as that, not as text.
+      return /^-?\d{1,300}$/.test(text) ? Number(text) : text;
     case 'Float':
       return decimalText.test(text) && Number.isFinite(Number(text)) ? Number(text) : text;
     case 'Boolean':

@@ -289,6 +289,12 @@ describe('available_for on GET /api/v1/attractions', () => {
         query,
       ).toContain(field);
     }
+    // An integer too large for the schema is said to be one, however many digits it has.
+    for (const party of ['3000000000', '99999999999999999']) {
+      const response = await directory('GET', `/api/v1/attractions?available_for=${party}`);
+      expect(response.status, party).toBe(400);
+      expect(response.body.errors[0].message, party).toMatch(/non 32-bit signed integer/);
+    }
   });
 
   it('answers a window on the last day there is, whose default end would pass it, on both lists', async () => {
