@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,4 +49,24 @@ describe('the compiled CLI', () => {
     const { stdout } = await run(process.execPath, [join(projectRoot, 'build/cli/index.js'), '--help'], { cwd: projectRoot });
     expect(stdout).toMatch(/^Usage: hallowgate/);
   });
+
+  it("runs through npx the first time without the project's install steps: npx links the project and runs its postinstall, which then does nothing", async () => {
+    // A first npx: npm's cache holds no link to the project yet.
+    const cache = await mkdtemp(join(tmpdir(), 'hallowgate-npx-'));
+    const built = await stat(join(projectRoot, 'build/.built'));
+    try {
+      const { stdout, stderr } = await run('npx', ['--loglevel', 'info', 'hallowgate', '--help'], {
+        cwd: projectRoot,
+        env: { ...process.env, npm_config_cache: cache, npm_config_offline: 'true' },
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      expect(stdout).toMatch(/^Usage: hallowgate/m);
+      expect(stderr).toMatch(/npm info run hallowgate@[\d.]+ postinstall \{ code: 0/);
+      // Nothing was built again: the stamp the build leaves is the one it left.
+      expect((await stat(join(projectRoot, 'build/.built'))).mtimeMs).toBe(built.mtimeMs);
+      expect(stdout + stderr).not.toMatch(/> hallowgate@[\d.]+ (generate|build)\b/);
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
