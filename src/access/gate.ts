@@ -138,26 +138,27 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
    * limit, a credential that would need a database lookup is refused before it, unless it is one this
    * process found lately (so a flood of made-up credentials costs no database work, and good keys
    * from the same address still work). Past the limit of one key id from an address, that key is
-   * refused whatever secret comes with it: the refusal is decided beside the secret's check, not after
-   * it, so the answer never tells a right guess from a wrong one.
+   * refused whatever secret comes with it, so the answer never tells a right guess from a wrong one.
+   * A right secret is weighed against that count once it is verified, after the guesses sent with it
+   * have been counted: a burst of guesses sent at once gets no more verdicts than the limit.
    */
   async function authenticateFrom(address: string, authorization: string | undefined, now: Date): Promise<Credential | null> {
     const failures = `failed-authentications@${address}`;
     const keyId = presentedKeyId(authorization);
     const keyFailures = keyId === undefined ? undefined : `${failures}/${keyId}`;
-    const [outcome, keyRefusal] = await Promise.all([
-      authenticate(services.prisma, services.secrets, authorization, now, async (id) => {
-        if (wasRecentlyFound(id)) return;
-        const refusal = await rateLimiter.refusal(failures, failedAuthenticationsPerMinute, now);
-        if (refusal) throw refusal;
-      }).then(
-        (credential) => ({ credential }),
-        (error: unknown) => ({ error }),
-      ),
-      keyFailures === undefined ? null : rateLimiter.refusal(keyFailures, failedAuthenticationsPerMinute, now),
-    ]);
-    if (keyRefusal) throw keyRefusal;
-    if ('credential' in outcome) return outcome.credential;
+    const outcome = await authenticate(services.prisma, services.secrets, authorization, now, async (id) => {
+      if (wasRecentlyFound(id)) return;
+      const refusal = await rateLimiter.refusal(failures, failedAuthenticationsPerMinute, now);
+      if (refusal) throw refusal;
+    }).then(
+      (credential) => ({ credential }),
+      (error: unknown) => ({ error }),
+    );
+    if ('credential' in outcome) {
+      const keyRefusal = keyFailures === undefined ? null : await rateLimiter.refusal(keyFailures, failedAuthenticationsPerMinute, now);
+      if (keyRefusal) throw keyRefusal;
+      return outcome.credential;
+    }
     if (outcome.error instanceof AppError && outcome.error.code === 'unauthenticated') {
       const addressCount = rateLimiter.take(failures, failedAuthenticationsPerMinute, now);
       // A recently found key id is verified past its address's limit (other keys behind that address

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -50,6 +50,28 @@ async function callFrom(address: string, credential: string, headers: Record<str
   return { status: response.status, code: body.errors?.[0]?.extensions.code, headers: response.headers };
 }
 
+/**
+ * Sends one GraphQL request per credential from `address`, all at once: over connections opened
+ * beforehand, so every request reaches the server in the same moment. Their statuses, in order.
+ */
+async function sendAtOnce(address: string, credentials: string[]): Promise<number[]> {
+  const agent = new Agent({ keepAlive: true });
+  const send = (method: string, path: string, headers: Record<string, string> = {}, body = '') =>
+    new Promise<number>((resolve, reject) => {
+      const request = httpRequest(`${server.url}${path}`, { method, agent, headers: { 'x-forwarded-for': address, ...headers } }, (response) => {
+        response.resume().on('end', () => resolve(response.statusCode!));
+      });
+      request.on('error', reject).end(body);
+    });
+  try {
+    await Promise.all(credentials.map(() => send('GET', '/healthz')));
+    const body = JSON.stringify({ query: typename });
+    return await Promise.all(credentials.map((credential) => send('POST', '/graphql', { authorization: `Bearer ${credential}`, 'content-type': 'application/json' }, body)));
+  } finally {
+    agent.destroy();
+  }
+}
+
 describe('failed authentications per client address', () => {
   it(`refuses the ${failedAuthenticationsPerMinute + 1}st failure in a minute with 429 before any lookup, while good keys from that address still work`, async () => {
     const attacker = newAddress();
@@ -90,6 +112,19 @@ describe('failed authentications per client address', () => {
     // Another good key from that address, and the same key from another, are unaffected.
     expect((await callFrom(attacker, other.key)).status).toBe(200);
     expect((await callFrom(newAddress(), target.key)).status).toBe(200);
+  });
+
+  it('counts a burst of guesses sent at once before it admits the right secret among them: no more verdicts than the limit', async () => {
+    const attacker = newAddress();
+    const target = await server.createKey();
+    // Known and cached, as a key in use is.
+    expect((await callFrom(newAddress(), target.key)).status).toBe(200);
+    const wrongSecret = () => `${target.keyId}.sk_${randomBytes(16).toString('hex')}`;
+    const statuses = await sendAtOnce(attacker, [...Array.from({ length: 120 }, wrongSecret), target.key]);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(failedAuthenticationsPerMinute);
+    // The right secret came after more guesses than the limit: it is refused as they are.
+    expect(statuses.at(-1)).toBe(429);
+    expect(statuses.filter((status) => status === 200)).toEqual([]);
   });
 
   it("past an address's limit, a known key id's wrong secret is 401 as before, not the 429 that would tell it from the right one", async () => {
