@@ -12,8 +12,8 @@ const widgetTokenPattern = /^wt_[A-Za-z0-9]{8,64}$/;
 export interface Credential {
   principal: Principal;
   allowedOrigins: readonly string[];
-  /** Empty: any address. */
-  ipAllowlist: readonly AddressRange[];
+  /** Null: any address. A list none of whose stored entries can be read any more admits none. */
+  ipAllowlist: readonly AddressRange[] | null;
   /** Null for widget tokens, which are never signed. */
   signing: SigningKey | null;
 }
@@ -25,7 +25,7 @@ function loadApiKey(prisma: PrismaClient, keyId: string, beforeLookup: BeforeLoo
   return cachedCredential(keyId, async () => {
     await beforeLookup(keyId);
     const record = await prisma.apiKey.findUnique({ where: { id: keyId } });
-    return record && { record, ipAllowlist: parseRanges(record.ipAllowlist) };
+    return record && { record, ipAllowlist: record.ipAllowlist.length > 0 ? parseRanges(record.ipAllowlist) : null };
   });
 }
 
@@ -72,7 +72,7 @@ export async function authenticate(
         allowBooking: token.allowBooking,
       },
       allowedOrigins: token.allowedOrigins,
-      ipAllowlist: [],
+      ipAllowlist: null,
       signing: null,
     };
   }

@@ -174,10 +174,8 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
     let cors: Record<string, string> = {};
     try {
       cors = corsFor(origin, credential);
-      if (credential.ipAllowlist.length > 0) {
-        if (!isInRanges(address, credential.ipAllowlist)) {
-          throw new AppError('ip_not_allowed', `Requests from ${address} are not allowed for this key.`);
-        }
+      if (credential.ipAllowlist && !isInRanges(address, credential.ipAllowlist)) {
+        throw new AppError('ip_not_allowed', `Requests from ${address} are not allowed for this key.`);
       }
       if (credential.signing) {
         await checkSignature(credential.signing, { ...request, header: (name) => header(request, name) }, now, replayGuard);

@@ -3,10 +3,23 @@ import ipaddr from 'ipaddr.js';
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 export type AddressRange = [Address, number];
 
+/**
+ * An IPv4 address as four decimal numbers without leading zeros, alone or at the end of an IPv6
+ * address. ipaddr.js also reads octal (010.0.0.1 is 8.0.0.1), hexadecimal and shortened forms, so an
+ * allowlist entry would name another network than it seems to: those are refused.
+ */
+const dottedDecimal = /(?:^|:)(?:0|[1-9]\d{0,2})(?:\.(?:0|[1-9]\d{0,2})){3}$/;
+
+function inPlainForm(text: string): boolean {
+  return text.includes(':') ? !text.includes('.') || dottedDecimal.test(text) : dottedDecimal.test(text);
+}
+
 /** Reads an address, treating IPv4-mapped IPv6 (::ffff:10.0.0.1, as Node reports it) as the IPv4 it carries. */
 function parseAddress(text: string): Address | null {
+  const trimmed = text.trim();
+  if (!inPlainForm(trimmed)) return null;
   try {
-    return ipaddr.process(text.trim());
+    return ipaddr.process(trimmed);
   } catch {
     return null;
   }
@@ -16,7 +29,7 @@ function parseAddress(text: string): Address | null {
 export function parseRange(text: string): AddressRange | null {
   const trimmed = text.trim();
   if (trimmed.includes('/')) {
-    if (!ipaddr.isValidCIDR(trimmed)) return null;
+    if (!ipaddr.isValidCIDR(trimmed) || !inPlainForm(trimmed.slice(0, trimmed.indexOf('/')))) return null;
     const [address, bits] = ipaddr.parseCIDR(trimmed);
     if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
       return [(address as ipaddr.IPv6).toIPv4Address(), bits - 96];

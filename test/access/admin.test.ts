@@ -100,6 +100,10 @@ describe('operator routes (/v1/admin)', () => {
     const problem = await response.json();
     expect(problem.code).toBe('validation_failed');
     expect(problem.errors.map((error: { field: string }) => error.field).sort()).toEqual(['allowed_origins.0', 'ip_allowlist.0', 'scopes'].sort());
+    // Zero-padded IPv4 reads as octal to the address library (010.0.0.1 is 8.0.0.1): refused, not taken for another network.
+    const padded = await admin('POST', '/v1/admin/api_keys', { account_id: accountId, plan: 'free', scopes: ['directory:read'], ip_allowlist: ['10.0.0.1', '010.000.000.001'] });
+    expect(padded.status).toBe(422);
+    expect((await padded.json()).errors).toEqual([expect.objectContaining({ field: 'ip_allowlist.1', code: 'invalid' })]);
 
     const missing = await admin('POST', '/v1/admin/api_keys', { plan: 'free' });
     expect(missing.status).toBe(422);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClientAddressResolver, isInRanges, parseRanges } from '../../src/access/network.js';
+import { createClientAddressResolver, isInRanges, parseRange, parseRanges } from '../../src/access/network.js';
+import { forgetCredential } from '../../src/access/credential-cache.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { postGraphQL } from './requests.js';
 
@@ -35,6 +36,13 @@ describe('IP allowlist, no trusted proxy', () => {
   it('ignores X-Forwarded-For from an untrusted peer, so a client cannot claim an allowed address', async () => {
     const { key } = await server.createKey({ ipAllowlist: ['203.0.113.0/24'] });
     expect(await statusOf(server, key, '203.0.113.9')).toEqual({ status: 403, code: 'ip_not_allowed' });
+  });
+
+  it('refuses every address to a key whose stored allowlist entries can no longer be read (written before the plain-form rule)', async () => {
+    const { key, keyId } = await server.createKey({ ipAllowlist: ['127.0.0.1'] });
+    await server.prisma.apiKey.update({ where: { id: keyId }, data: { ipAllowlist: ['0177.0.0.1'] } });
+    forgetCredential(keyId);
+    expect(await statusOf(server, key)).toEqual({ status: 403, code: 'ip_not_allowed' });
   });
 
   it('lets keys without an allowlist in from anywhere', async () => {
@@ -81,6 +89,15 @@ describe('address matching', () => {
     expect(isInRanges('::ffff:10.1.2.3', parseRanges(['::ffff:10.0.0.0/104']))).toBe(true);
     expect(isInRanges('10.1.2.3', parseRanges(['2001:db8::/32']))).toBe(false);
     expect(isInRanges('2001:db8::5', parseRanges(['2001:db8::5']))).toBe(true);
+  });
+
+  it('reads IPv4 only as four decimal numbers: octal, hexadecimal and shortened forms (which ipaddr.js reads as other addresses) are refused', () => {
+    for (const text of ['010.000.000.001', '192.168.010.0/24', '10.1', '0x0a010203', '167837187', '10.0.0.01', '::ffff:010.0.0.1', '::ffff:010.0.0.0/104']) {
+      expect(parseRange(text), text).toBeNull();
+      expect(isInRanges(text.split('/')[0]!, parseRanges(['0.0.0.0/0', '::/0'])), text).toBe(false);
+    }
+    for (const text of ['10.0.0.1', '192.168.10.0/24', '0.0.0.0/0', '::ffff:10.0.0.1', '2001:db8::/32', '::1']) expect(parseRange(text), text).not.toBeNull();
+    expect(isInRanges('192.168.10.5', parseRanges(['192.168.10.0/24']))).toBe(true);
   });
 
   it('walks X-Forwarded-For from the right through trusted proxies only', () => {
