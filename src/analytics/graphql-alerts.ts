@@ -106,13 +106,18 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-/** Alerts fired for any key of the caller's account, as they are stored (by whichever instance). */
-async function* accountAlerts(context: Context): AsyncGenerator<UsageAlert> {
+/**
+ * Alerts fired for the calling key, as they are stored (by whichever instance): as viewer.usageAlerts
+ * lists them, since a key's usage is its own business even within its account.
+ */
+async function* callingKeyAlerts(context: Context): AsyncGenerator<UsageAlert> {
   const bus = context.services.usageAlerts;
   if (!bus || !context.principal) return;
+  const keyId = callingKeyId(context);
+  // Announced per account: the other keys' alerts are passed over.
   for await (const alertId of bus.subscribe(context.principal.accountId)) {
     const alert = await context.prisma.usageAlert.findUnique({ where: { id: alertId } });
-    if (alert) yield alert;
+    if (alert?.apiKeyId === keyId) yield alert;
   }
 }
 
@@ -120,8 +125,8 @@ builder.subscriptionField('usageAlerts', (t) =>
   t.field({
     type: UsageAlertRef,
     authScopes: analyticsScope,
-    description: 'Usage alerts of the account’s keys, as they fire (event `api_key.usage_alert`).',
-    subscribe: (_root, _args, context) => accountAlerts(context),
+    description: 'Alerts fired for the calling key, as they fire (event `api_key.usage_alert`).',
+    subscribe: (_root, _args, context) => callingKeyAlerts(context),
     resolve: (alert) => alert,
   }),
 );

@@ -107,6 +107,25 @@ describe('rate_limit_share alerts', () => {
     }
   });
 
+  it("reach only the subscription of the key they watch, not its account's other keys'", async () => {
+    const watched = await server.createKey({ plan: 'free' });
+    const sibling = await server.createKey({ plan: 'free', accountId: watched.accountId });
+    const siblingSubscription = subscribeToAlerts(sibling.key);
+    const watchedSubscription = subscribeToAlerts(watched.key);
+    try {
+      await Promise.all([siblingSubscription.subscribed, watchedSubscription.subscribed]);
+      const watchedRule = await addRule(watched.key, { metric: 'RATE_LIMIT_SHARE', threshold: 0.05 });
+      await requests(watched.key, '/api/v1/categories', 10);
+      expect((await watchedSubscription.nextCount(1)).map((alert) => alert.ruleId)).toEqual([watchedRule]);
+      // Announced in order on the account's channel: the sibling's own alert comes after the other would have.
+      const siblingRule = await addRule(sibling.key, { metric: 'RATE_LIMIT_SHARE', threshold: 0.05 });
+      await requests(sibling.key, '/api/v1/categories', 10);
+      expect((await siblingSubscription.nextCount(1)).map((alert) => alert.ruleId)).toEqual([siblingRule]);
+    } finally {
+      await Promise.all([siblingSubscription.dispose(), watchedSubscription.dispose()]);
+    }
+  });
+
   it('stop at the whole limit: the requests refused past it are counted, the share is at most 1', async () => {
     const { key, keyId } = await server.createKey({ plan: 'free' });
     // 110 in one minute: 100 answered, 10 refused 429, all counted once flushed.
