@@ -226,20 +226,18 @@ export function adminRequestFor(positionals: string[], options: Options): AdminR
       return { method: 'DELETE', route: '/v1/admin/api_keys/:id', params: idArgument(positionals, 'key') };
     case 'keys rotate':
       return { method: 'POST', route: '/v1/admin/api_keys/:id/rotate', params: idArgument(positionals, 'key') };
-    case 'widget-tokens create': {
-      const rateLimit = text(options['rate-limit']);
+    case 'widget-tokens create':
       return {
         method: 'POST',
         route: '/v1/admin/widget_tokens',
         body: given({
           account_id: text(options['account']),
           allowed_origins: list(options['origins']),
-          rate_limit_per_minute: rateLimit === undefined ? undefined : Number(rateLimit),
+          rate_limit_per_minute: integer(options['rate-limit']),
           name: text(options['name']),
           allow_booking: options['booking'],
         }),
       };
-    }
     case 'widget-tokens list':
       return { method: 'GET', route: '/v1/admin/widget_tokens', query: accountFilter(options) };
     case 'widget-tokens revoke':

@@ -185,6 +185,13 @@ describe('hallowgate CLI against a running server (--server, the admin routes)',
     const booking = await cli('widget-tokens', 'create', '--account', account.id, '--origins', 'https://maze.example', '--booking');
     expect(booking).toMatchObject({ id: expect.stringMatching(/^wt_/), allow_booking: true });
     expect(await server.prisma.widgetToken.findUniqueOrThrow({ where: { id: booking.id } })).toMatchObject({ allowBooking: true });
+    // A limit that is not a whole number is refused by name, not replaced by the default.
+    for (const rateLimit of ['abc', '1e3', '12.5']) {
+      const refused = await runCli(['widget-tokens', 'create', '--account', account.id, '--origins', 'https://maze.example', '--rate-limit', rateLimit], env);
+      expect(refused.code, rateLimit).not.toBe(0);
+      expect(refused.stderr, rateLimit).toMatch(/rate_limit_per_minute/);
+    }
+    expect(await server.prisma.widgetToken.count({ where: { accountId: account.id } })).toBe(2);
   });
 
   it('creates a service with its schedule, whose slots are then offered, and changes it', async () => {
