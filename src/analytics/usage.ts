@@ -73,7 +73,9 @@ function invalidRange(field: 'from' | 'to' | 'granularity', message: string): Ap
 
 /** Start of the UTC minute, hour or day holding `date`. */
 function periodStart(date: Date, granularity: Granularity): Date {
-  return new Date(date.getTime() - (date.getTime() % stepMs[granularity]));
+  const step = stepMs[granularity];
+  // Rounded down before 1970 too, where the remainder of a negative time is negative.
+  return new Date(Math.floor(date.getTime() / step) * step);
 }
 
 /**

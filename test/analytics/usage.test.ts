@@ -125,6 +125,12 @@ describe('GET /v1/usage', () => {
     });
   });
 
+  it('answers every period of a range before 1970 too, from the one its start falls in', async () => {
+    const response = await call('GET', '/v1/usage?from=1969-12-31T22:30:00Z&to=1970-01-01T01:00:00Z&granularity=hour');
+    expect(response.status).toBe(200);
+    expect(response.body.buckets.map((bucket: { start: string }) => bucket.start)).toEqual(['1969-12-31T22:00:00Z', '1969-12-31T23:00:00Z', '1970-01-01T00:00:00Z']);
+  });
+
   it('answers 400 for missing or malformed parameters and 403 without the scope', async () => {
     const missing = await call('GET', '/v1/usage?from=2026-10-31T00:00:00Z');
     expect(missing.status).toBe(400);
