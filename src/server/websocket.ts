@@ -28,9 +28,20 @@ function credentialHeaders(params: Record<string, unknown>): Record<string, stri
   return Object.fromEntries(
     credentialParams.map((name) => {
       const value = lowerCased[name];
-      return [name, typeof value === 'string' ? value : undefined];
+      // JSON lets a client send the timestamp as a number: the header it stands for is its text.
+      return [name, typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined];
     }),
   );
+}
+
+/** The longest close reason a WebSocket frame carries, in bytes. */
+const closeReasonBytes = 123;
+
+/** Why a connection was refused, as a close reason: the problem's code and as much of its message as fits. */
+function closeReasonOf(error: AppError): string {
+  let reason = `${error.code}: ${error.message}`;
+  while (Buffer.byteLength(reason) > closeReasonBytes) reason = reason.slice(0, -1);
+  return reason;
 }
 
 type SocketExtra = Extra & {
@@ -153,7 +164,11 @@ export function attachGraphQLWebSocket(
             extra.socket.close(1013, 'Rate limited: try again later');
             return false;
           }
-          if (error instanceof AppError) return false;
+          if (error instanceof AppError) {
+            // Refused as graphql-ws refuses (4403), saying why: a bad signature, an origin, an address, a credential.
+            extra.socket.close(CloseCode.Forbidden, closeReasonOf(error));
+            return false;
+          }
           // Our failure, not the client's: logged with the socket's request id, and the client told
           // to come back (1013) or that the server failed (1011), never the error's own text.
           const unavailable = databaseUnavailable(error);
