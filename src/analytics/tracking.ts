@@ -6,7 +6,8 @@ import { otherGraphQLRoute, type UsageRecorder } from './recorder.js';
 
 /** Records an API key's request when its response has been sent. `routeOf` is read then, once the route is known. */
 export function trackResponse(recorder: UsageRecorder, response: ServerResponse, apiKeyId: string, routeOf: () => string, startedAt: number): void {
-  response.once('finish', () => {
+  // On close, not finish: an event stream its client leaves never finishes, and is counted all the same.
+  response.once('close', () => {
     recorder.record({
       apiKeyId,
       route: routeOf(),

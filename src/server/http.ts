@@ -232,7 +232,8 @@ export function createRequestHandler(deps: HttpDependencies) {
     const startedAt = performance.now();
     const requestId = requestIdOf(request);
     response.setHeader('x-request-id', requestId);
-    response.once('finish', () => {
+    // On close, not finish: an event stream its client leaves never finishes, and is counted all the same.
+    response.once('close', () => {
       const route = graphqlRoutes.get(response) ?? matchedRouteOf(response) ?? 'other';
       deps.metrics.observeRequest(route, response.statusCode, (performance.now() - startedAt) / 1000);
     });

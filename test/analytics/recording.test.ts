@@ -3,6 +3,7 @@ import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxOperationRoutesPerKeyMinute } from '../../src/analytics/recorder.js';
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
+import { openService } from '../support/bookable.js';
 import { apiClient } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -35,7 +36,7 @@ function postGraphQL(url: string, key: string, body: unknown) {
 describe('usage recording with periodic flushes', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ clock: () => now, config: { ANALYTICS_FLUSH_MS: 50 } });
+    server = await startTestServer({ seed: true, clock: () => now, config: { ANALYTICS_FLUSH_MS: 50 } });
   });
   afterAll(() => server?.close());
 
@@ -128,6 +129,30 @@ describe('usage recording with periodic flushes', () => {
       await client.dispose();
     }
     expect(await flushedRequests(server.prisma, keyId, 1)).toMatchObject([{ route: 'graphql:Typename', statusClass: '2xx', requests: 1 }]);
+  });
+
+  it('counts an event stream its client leaves: a GraphQL subscription over SSE and the availability stream', async () => {
+    const { key, keyId } = await server.createKey();
+    const serviceId = await openService(server.prisma);
+    const day = now.toISOString().slice(0, 10);
+    /** Opens the stream, and leaves once it has started, as a closed tab does. */
+    const leaveOnceStarted = async (path: string, init: RequestInit = {}) => {
+      const leaving = new AbortController();
+      const response = await fetch(`${server.url}${path}`, {
+        ...init,
+        signal: leaving.signal,
+        headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...(init.headers as Record<string, string>) },
+      });
+      expect(response.status).toBe(200);
+      leaving.abort();
+    };
+    const subscription = `subscription Slots { availabilityChanged(serviceId: "${serviceId}", startDate: "${day}", endDate: "${day}") { remaining } }`;
+    await leaveOnceStarted('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: subscription }) });
+    await leaveOnceStarted(`/v1/services/${serviceId}/availability?start_date=${day}&end_date=${day}`);
+    expect(await flushedRequests(server.prisma, keyId, 2)).toMatchObject([
+      { route: 'GET /v1/services/:id/availability', statusClass: '2xx', requests: 1 },
+      { route: 'graphql:Slots', statusClass: '2xx', requests: 1 },
+    ]);
   });
 });
 

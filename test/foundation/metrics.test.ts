@@ -38,6 +38,22 @@ describe('/metrics', () => {
     expect(await sample('hallowgate_http_request_duration_seconds_count', { route: 'graphql:Haunts' })).toBe(1);
   });
 
+  it('counts an event stream its client leaves, which never finishes', async () => {
+    const { key } = await server.createKey();
+    const serviceId = await openService(server.prisma);
+    const day = now.toISOString().slice(0, 10);
+    const route = { route: 'GET /v1/services/:id/availability', status_class: '2xx' };
+    const before = await sample('hallowgate_http_requests_total', route);
+    const leaving = new AbortController();
+    const stream = await fetch(`${server.url}/v1/services/${serviceId}/availability?start_date=${day}&end_date=${day}`, {
+      signal: leaving.signal,
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    });
+    expect(stream.status).toBe(200);
+    leaving.abort();
+    await expect.poll(() => sample('hallowgate_http_requests_total', route)).toBe(before + 1);
+  });
+
   it('counts reads answered from the response cache and reads that ran, per surface', async () => {
     const call = apiClient(server.url, (await server.createKey()).key);
     const counts = async () =>
