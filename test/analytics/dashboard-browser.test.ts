@@ -58,6 +58,25 @@ const book = async (days: number) =>
   (await call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(days), customer: { name: 'Dash', email: 'dash@example.com' } })).body.id as string;
 
 describe('the dashboard', () => {
+  it('works in a browser whose language is not a valid locale tag (en-US@posix, as LANG=C.UTF-8 gives)', async () => {
+    const context = await browser.newContext({ locale: 'en-US@posix' });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    try {
+      await page.goto(`${server.url}/dashboard`);
+      expect(await page.evaluate(() => navigator.language)).toBe('en-US@posix');
+      await page.getByLabel('API key').fill(key);
+      await page.getByRole('button', { name: 'Show usage' }).click();
+      await page.locator('#dashboard').waitFor({ timeout: 10_000 });
+      await page.locator('#usage-chart canvas').waitFor();
+      expect(await page.locator('#rate-limit').textContent()).toMatch(/requests used this minute/);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('charts the key’s usage and shows its rate-limit state, routes and alerts', async () => {
     await expect.poll(() => server.prisma.usageAlert.count({ where: { apiKeyId: keyId } }), { timeout: 10_000 }).toBeGreaterThan(0);
     const page = await signIn(key);
