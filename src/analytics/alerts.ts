@@ -59,9 +59,16 @@ export function parseAlertRuleInput(raw: unknown): AlertRuleInput {
   throw new AppError('validation_failed', fieldErrors[0]!.message, { fieldErrors });
 }
 
+/** How long the windows of `rule` are: a minute, a UTC day, or the rule's own number of minutes. */
+function windowLengthMs(rule: Pick<AlertRule, 'metric' | 'windowMinutes'>): number {
+  return rule.metric === 'rate_limit_share' ? minuteMs : rule.metric === 'daily_requests' ? dayMs : rule.windowMinutes * minuteMs;
+}
+
+export const windowMinutesOf = (rule: Pick<AlertRule, 'metric' | 'windowMinutes'>): number => windowLengthMs(rule) / minuteMs;
+
 /** The window of `rule` that holds `minute`: the minute, the UTC day, or the rule's own number of minutes (aligned to the epoch). */
 export function windowOf(rule: Pick<AlertRule, 'metric' | 'windowMinutes'>, minute: Date): { start: Date; end: Date } {
-  const length = rule.metric === 'rate_limit_share' ? minuteMs : rule.metric === 'daily_requests' ? dayMs : rule.windowMinutes * minuteMs;
+  const length = windowLengthMs(rule);
   const start = minute.getTime() - (minute.getTime() % length);
   return { start: new Date(start), end: new Date(start + length) };
 }

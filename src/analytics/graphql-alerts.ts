@@ -6,7 +6,7 @@ import { builder, listOfAtMost } from '../graphql/builder.js';
 import { upperCaseEnum } from '../graphql/enums.js';
 import { insufficientScope } from '../access/principal.js';
 import { AppError } from '../shared/errors.js';
-import { createAlertRule, maxAlertRulesPerKey, parseAlertRuleInput } from './alerts.js';
+import { createAlertRule, maxAlertRulesPerKey, parseAlertRuleInput, windowMinutesOf } from './alerts.js';
 import { Viewer } from '../access/graphql-types.js';
 
 const AlertMetricEnum = upperCaseEnum(
@@ -22,7 +22,11 @@ const AlertRuleRef = builder.prismaObject('AlertRule', {
     apiKeyId: t.exposeID('apiKeyId'),
     metric: t.expose('metric', { type: AlertMetricEnum }),
     threshold: t.exposeFloat('threshold'),
-    windowMinutes: t.exposeInt('windowMinutes', { description: 'The error_rate window; rate_limit_share uses a minute and daily_requests a UTC day.' }),
+    windowMinutes: t.int({
+      description: 'How long the windows it watches are, in minutes: the one chosen for ERROR_RATE, 1 for RATE_LIMIT_SHARE (the minute), 1440 for DAILY_REQUESTS (the UTC day).',
+      select: { metric: true, windowMinutes: true },
+      resolve: (rule) => windowMinutesOf(rule),
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),
 });

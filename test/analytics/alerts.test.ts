@@ -182,8 +182,10 @@ describe('daily_requests and error_rate alerts', () => {
     expect(errorAlert.windowStart.toISOString()).toBe('2026-10-31T18:30:00.000Z');
     expect(errorAlert.windowEnd.toISOString()).toBe('2026-10-31T18:45:00.000Z');
 
-    const listed = await graphql(key, '{ viewer { alertRules { id metric } usageAlerts { ruleId metric threshold windowStart windowEnd } } }');
+    const listed = await graphql(key, '{ viewer { alertRules { id metric windowMinutes } usageAlerts { ruleId metric threshold windowStart windowEnd } } }');
     expect(listed.data.viewer.alertRules.map((rule: { id: string }) => rule.id)).toEqual([dailyRule, errorRule]);
+    // Each rule's window as it is watched: the UTC day, and the chosen 15 minutes.
+    expect(listed.data.viewer.alertRules.map((rule: { windowMinutes: number }) => rule.windowMinutes)).toEqual([1440, 15]);
     expect(listed.data.viewer.usageAlerts.map((alert: { ruleId: string }) => alert.ruleId).sort()).toEqual([dailyRule, errorRule].sort());
   });
 });
