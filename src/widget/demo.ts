@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { escapeHtml, widgetSnippet } from './snippet.js';
+import { escapeHtml, widgetSnippet, type SnippetValue } from './snippet.js';
 
 /**
- * /widget/demo: the snippet, filled in from the query (?token=wt_…&city=&category=&theme=&places=&near=&service=), and
+ * /widget/demo: the snippet, filled in from the query (?token=wt_…&city=&category=&theme=&places=&from=&to=&near=&service=), and
  * the same snippet live. The page is on the API's own origin, where a widget token works whatever
  * its allowed origins, so any valid token shows the widget here.
  */
@@ -28,11 +28,13 @@ export function demoPage(request: IncomingMessage, query: URLSearchParams, nonce
   const origin = publicOrigin(request);
   const service = query.get('service')?.trim() ?? '';
   const places = query.get('places')?.trim() ?? '';
+  // The window places are counted in (both ends, or tonight): the seeded services open in another season than today's.
+  const from = query.get('from')?.trim() ?? '';
+  const to = query.get('to')?.trim() ?? '';
   const near = query.get('near')?.trim() ?? '';
+  const placesOptions = places ? { places: Number(places) || places, ...(from && to ? { window: { from, to } } : {}) } : {};
   // A service id makes the booking view, which takes no directory filters.
-  const filters: Record<string, string | number> = service
-    ? { service }
-    : { city, ...(category ? { category } : {}), ...(places ? { places: Number(places) || places } : {}), ...(near ? { near } : {}) };
+  const filters: Record<string, SnippetValue> = service ? { service } : { city, ...(category ? { category } : {}), ...placesOptions, ...(near ? { near } : {}) };
   const options = { token: token || 'wt_…', ...filters, theme, attributionLink: `${origin}/widget/demo` };
   const shown = widgetSnippet({ scriptUrl: `${origin}/widget.v1.js`, containerId, options });
   // The live copy loads the script by path, so it comes from this page's own origin as the CSP asks.
@@ -76,6 +78,8 @@ ${field('Token', 'token', token, 'wt_…')}
 ${field('City', 'city', city, 'Salem')}
 ${field('Category', 'category', category, 'haunted-house')}
 ${field('Places for', 'places', places, '6')}
+${field('Places from', 'from', from, '2027-10-30T22:00:00Z')}
+${field('until', 'to', to, '2027-10-31T04:00:00Z')}
 ${field('Near', 'near', near, 'me')}
 <label>Theme <select name="theme">${themeOptions}</select></label>
 ${field('Service (booking)', 'service', service, 'svc_…')}

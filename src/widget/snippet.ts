@@ -3,13 +3,16 @@
 export interface SnippetOptions {
   scriptUrl: string;
   containerId: string;
-  options: Record<string, string | number>;
+  options: Record<string, SnippetValue>;
   /** A CSP nonce for the inline script (the demo page has a strict Content-Security-Policy). */
   nonce?: string;
 }
 
-/** A JSON string safe inside an inline <script>: no "</script>", no line separators. */
-export function scriptLiteral(value: string | number): string {
+/** An option's value: text, a number, or an object of texts (`window: { from, to }`). */
+export type SnippetValue = string | number | Readonly<Record<string, string>>;
+
+/** JSON safe inside an inline <script>: no "</script>", no line separators. */
+export function scriptLiteral(value: SnippetValue): string {
   return JSON.stringify(value)
     .replace(/</g, '\\u003c')
     .replace(/\u2028/g, '\\u2028')

@@ -107,6 +107,13 @@ describe('GET /widget/demo', () => {
     expect(html).toContain('theme: "classic"');
   });
 
+  it('counts places in the window given (from and to), for a season other than tonight’s', async () => {
+    const html = (await raw(`${api.url}/widget/demo?token=wt_demoToken123&city=Salem&places=6&from=2027-10-30T22:00:00Z&to=2027-10-31T04:00:00Z`)).body.toString();
+    expect(html).toContain('places: 6');
+    expect(html).toContain('window: {"from":"2027-10-30T22:00:00Z","to":"2027-10-31T04:00:00Z"}');
+    expect(html).toContain('name="from" value="2027-10-30T22:00:00Z"');
+  });
+
   it('says where to get a token when none is given, and never lets the query write markup', async () => {
     const hostile = '"></script><script>alert(1)</script>';
     const html = (await raw(`${api.url}/widget/demo?city=${encodeURIComponent(hostile)}`)).body.toString();
