@@ -42,6 +42,28 @@ async function json(response: Response, status: number): Promise<Record<string, 
   return body;
 }
 
+/**
+ * A new booking token with as many holds held as it may have, all at 19:00 UTC `days` from today:
+ * written straight in (the cap counts rows; their places do not matter here).
+ */
+async function bookingTokenHoldingItsCap(days: number): Promise<string> {
+  const token = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+  const startTime = new Date(futureSlot(days));
+  await server.prisma.hold.createMany({
+    data: Array.from({ length: maxHeldHoldsPerWidgetToken }, () => ({
+      id: newId('hold'),
+      accountId,
+      createdBy: token,
+      serviceId,
+      startTime,
+      endTime: new Date(startTime.getTime() + 300_000),
+      partySize: 1,
+      expiresAt: new Date(startTime.getTime() - 60_000),
+    })),
+  });
+  return token;
+}
+
 const hold = (token: string, startTime: string, partySize = 1) => call(token, 'POST', '/v1/holds', { service_id: serviceId, start_time: startTime, party_size: partySize });
 
 describe('an operator opts a widget token into booking', () => {
@@ -206,21 +228,7 @@ describe("a booking widget token's holds are its own", () => {
   });
 
   it(`holds at most ${maxHeldHoldsPerWidgetToken} at once (422 too_many_holds), so its visitors cannot use up the account's holds`, async () => {
-    const token = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
-    const expiresAt = new Date(Date.parse(futureSlot(6)) - 60_000);
-    // The token's open holds, written straight in (the cap counts rows; their places do not matter here).
-    await server.prisma.hold.createMany({
-      data: Array.from({ length: maxHeldHoldsPerWidgetToken }, () => ({
-        id: newId('hold'),
-        accountId,
-        createdBy: token,
-        serviceId,
-        startTime: new Date(futureSlot(6)),
-        endTime: new Date(Date.parse(futureSlot(6)) + 300_000),
-        partySize: 1,
-        expiresAt,
-      })),
-    });
+    const token = await bookingTokenHoldingItsCap(6);
     expect(await json(await hold(token, futureSlot(6, 11)), 422)).toMatchObject({ code: 'too_many_holds' });
     const { key } = await server.createKey({ accountId });
     const byKey = await fetch(`${server.url}/v1/holds`, {
@@ -254,20 +262,7 @@ describe("a booking widget token's holds are its own", () => {
   });
 
   it(`is refused an offer at once past its ${maxHeldHoldsPerWidgetToken} holds (422 too_many_holds), the join with it`, async () => {
-    const token = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
-    const expiresAt = new Date(Date.parse(futureSlot(10)) - 60_000);
-    await server.prisma.hold.createMany({
-      data: Array.from({ length: maxHeldHoldsPerWidgetToken }, () => ({
-        id: newId('hold'),
-        accountId,
-        createdBy: token,
-        serviceId,
-        startTime: new Date(futureSlot(10)),
-        endTime: new Date(Date.parse(futureSlot(10)) + 300_000),
-        partySize: 1,
-        expiresAt,
-      })),
-    });
+    const token = await bookingTokenHoldingItsCap(10);
     expect(await json(await join(token, futureSlot(10, 11)), 422)).toMatchObject({ code: 'too_many_holds' });
     expect(await server.prisma.waitlistEntry.count({ where: { createdBy: token } })).toBe(0);
     const slot = await server.prisma.bookingSlot.findUnique({ where: { serviceId_startTime: { serviceId, startTime: new Date(futureSlot(10, 11)) } } });

@@ -1,53 +1,24 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
 import { newId } from '../../src/shared/ids.js';
 import { newWebhookSecret } from '../../src/events/webhooks/signing.js';
 import { apiClient, futureSlot } from '../support/http.js';
-import { startReceiver } from '../support/receiver.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startHangingReceiver, startReceiver } from '../support/receiver.js';
+import { startTwoInstances, type TestServer } from '../support/server.js';
 import { openService } from '../support/bookable.js';
 
 const perAccount = 4;
 let server: TestServer;
-let secondInstance: App;
+let instances: Awaited<ReturnType<typeof startTwoInstances>>;
 let serviceId: string;
 
 beforeAll(async () => {
   const config = { WEBHOOK_TIMEOUT_MS: 2000, WEBHOOK_POLL_MS: 50, WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_CONCURRENCY_PER_ACCOUNT: perAccount };
-  server = await startTestServer({ seed: true, config });
   // A second instance on the same database: the account's share is counted over both.
-  secondInstance = server.sibling();
-  await secondInstance.listen(0, '127.0.0.1');
+  instances = await startTwoInstances({ seed: true, config });
+  ({ server } = instances);
   serviceId = await openService(server.prisma);
 });
-afterAll(async () => {
-  await secondInstance?.close();
-  await server?.close();
-});
-
-/** A receiver that never answers, counting the requests it holds at once. */
-async function startHangingReceiver() {
-  const held = new Set<ServerResponse>();
-  let mostHeld = 0;
-  const receiver = createServer((request, response) => {
-    request.resume();
-    held.add(response);
-    mostHeld = Math.max(mostHeld, held.size);
-    response.on('close', () => held.delete(response));
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
-    held: () => held.size,
-    mostHeld: () => mostHeld,
-    close() {
-      receiver.closeAllConnections();
-      return new Promise<void>((resolve) => receiver.close(() => resolve()));
-    },
-  };
-}
+afterAll(() => instances?.close());
 
 describe('webhook delivery across accounts', () => {
   it("delivers one account's events within a second while another's 30 endpoints hang, in log order, with the hanging account held to its share", async () => {

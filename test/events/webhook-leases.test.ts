@@ -1,13 +1,11 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
 import { attemptDelivery, attemptOptionsOf, leaseMarginMs, type ClaimedDelivery } from '../../src/events/webhooks/worker.js';
 import { postgresUrlOf } from '../access/processes.js';
 import { openService } from '../support/bookable.js';
 import { apiClient, futureSlot } from '../support/http.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTwoInstances, type TestServer } from '../support/server.js';
+import { startHangingReceiver } from '../support/receiver.js';
 import { requireService } from '../support/services.js';
 
 const postgresUrl = await requireService('postgres');
@@ -17,7 +15,7 @@ const claimTurn = "hashtext('hallowgate:webhook-claim')";
 const timeoutMs = 1_000;
 
 let server: TestServer;
-let secondInstance: App;
+let instances: Awaited<ReturnType<typeof startTwoInstances>> | undefined;
 let serviceId: string;
 
 beforeAll(async () => {
@@ -30,46 +28,19 @@ beforeAll(async () => {
     DATABASE_STATEMENT_TIMEOUT_MS: 30_000,
     DATABASE_TRANSACTION_TIMEOUT_MS: 30_000,
   };
-  server = await startTestServer({ seed: true, postgresUrl, config });
-  secondInstance = server.sibling();
-  await secondInstance.listen(0, '127.0.0.1');
+  instances = await startTwoInstances({ seed: true, postgresUrl, config });
+  ({ server } = instances);
   serviceId = await openService(server.prisma);
 });
-afterAll(async () => {
-  await secondInstance?.close();
-  await server?.close();
-});
-
-/** A receiver that holds every request unanswered, counting the ones open at once. */
-async function startHoldingReceiver() {
-  const open = new Set<ServerResponse>();
-  let mostOpen = 0;
-  let requests = 0;
-  const receiver = createServer((request, response) => {
-    request.resume();
-    requests++;
-    open.add(response);
-    mostOpen = Math.max(mostOpen, open.size);
-    response.on('close', () => open.delete(response));
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
-    requests: () => requests,
-    mostOpen: () => mostOpen,
-    close() {
-      receiver.closeAllConnections();
-      return new Promise<void>((resolve) => receiver.close(() => resolve()));
-    },
-  };
-}
+afterAll(() => instances?.close());
 
 describe.skipIf(!postgresUrl)('webhook leases (PostgreSQL, two instances)', () => {
   it('are counted from when a claim takes its turn: a claim that waited longer than the lease margin still sends alone', async () => {
-    const receiver = await startHoldingReceiver();
+    const receiver = await startHangingReceiver();
+    const endpointUrl = `${receiver.url}/hooks`;
     const { key } = await server.createKey();
     const call = apiClient(server.url, key);
-    expect((await call('POST', '/v1/webhook_endpoints', { url: receiver.url })).status).toBe(201);
+    expect((await call('POST', '/v1/webhook_endpoints', { url: endpointUrl })).status).toBe(201);
 
     // Both instances' claims queue behind this session for longer than the lease's margin.
     const holder = new pg.Client({ connectionString: postgresUrlOf(server.database) });
@@ -85,19 +56,20 @@ describe.skipIf(!postgresUrl)('webhook leases (PostgreSQL, two instances)', () =
 
     // The first claim sends; its attempt is cut after timeoutMs, recorded as failed, due again in an hour.
     await expect.poll(() => receiver.requests(), { timeout: 5_000 }).toBe(1);
-    await expect.poll(async () => server.prisma.webhookAttempt.count({ where: { delivery: { endpoint: { url: receiver.url } } } }), { timeout: 5_000 }).toBe(1);
+    await expect.poll(async () => server.prisma.webhookAttempt.count({ where: { delivery: { endpoint: { url: endpointUrl } } } }), { timeout: 5_000 }).toBe(1);
     // Had its lease been timed from before the wait, it would have ended before the attempt did, and
     // the other instance would have claimed and sent the delivery beside it.
-    expect(receiver.mostOpen()).toBe(1);
+    expect(receiver.mostHeld()).toBe(1);
     expect(receiver.requests()).toBe(1);
     await receiver.close();
   }, 30_000);
 
   it('gives a delivery back untried when its claim comes back too late to send within the lease', async () => {
-    const receiver = await startHoldingReceiver();
+    const receiver = await startHangingReceiver();
+    const endpointUrl = `${receiver.url}/hooks`;
     const { key } = await server.createKey();
     const call = apiClient(server.url, key);
-    const endpoint = (await call('POST', '/v1/webhook_endpoints', { url: receiver.url })).body;
+    const endpoint = (await call('POST', '/v1/webhook_endpoints', { url: endpointUrl })).body;
 
     // No claim is made while the delivery is leased here as a claim would have, with less than the margin of its lease left.
     const holder = new pg.Client({ connectionString: postgresUrlOf(server.database) });

@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedWebhook {
@@ -41,5 +41,31 @@ export async function startReceiver(respond: (received: ReceivedWebhook, index: 
       return received;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A receiver that never answers, counting the requests it has had and those it holds at once. */
+export async function startHangingReceiver() {
+  const held = new Set<ServerResponse>();
+  let mostHeld = 0;
+  let requests = 0;
+  const server = createServer((request, response) => {
+    request.resume();
+    requests++;
+    held.add(response);
+    mostHeld = Math.max(mostHeld, held.size);
+    response.on('close', () => held.delete(response));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    /** Its origin: endpoints add a path of their own. */
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: () => requests,
+    held: () => held.size,
+    mostHeld: () => mostHeld,
+    close() {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

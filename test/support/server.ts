@@ -45,6 +45,21 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** A test server and a second instance on its database, listening too, as another process would be; close() closes both. */
+export async function startTwoInstances(options: TestServerOptions = {}): Promise<{ server: TestServer; second: App; close(): Promise<void> }> {
+  const server = await startTestServer(options);
+  const second = server.sibling();
+  await second.listen(0, '127.0.0.1');
+  return {
+    server,
+    second,
+    async close() {
+      await second.close();
+      await server.close();
+    },
+  };
+}
+
 /** A real server on an ephemeral port over its own fresh database (PGlite, or PostgreSQL when TEST_DATABASE_URL is set). */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const config = {
