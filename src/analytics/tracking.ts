@@ -6,8 +6,10 @@ import { otherGraphQLRoute, type UsageRecorder } from './recorder.js';
 
 /** Records an API key's request when its response has been sent. `routeOf` is read then, once the route is known. */
 export function trackResponse(recorder: UsageRecorder, response: ServerResponse, apiKeyId: string, routeOf: () => string, startedAt: number): void {
-  // On close, not finish: an event stream its client leaves never finishes, and is counted all the same.
+  // On close, not finish: an event stream its client leaves never finishes, and is counted all the
+  // same (its latency how long it was open). A request its client left before any answer is not.
   response.once('close', () => {
+    if (!response.headersSent) return;
     recorder.record({
       apiKeyId,
       route: routeOf(),

@@ -232,8 +232,10 @@ export function createRequestHandler(deps: HttpDependencies) {
     const startedAt = performance.now();
     const requestId = requestIdOf(request);
     response.setHeader('x-request-id', requestId);
-    // On close, not finish: an event stream its client leaves never finishes, and is counted all the same.
+    // On close, not finish: an event stream its client leaves never finishes, and is counted all the
+    // same (its duration how long it was open). A request its client left before any answer is not.
     response.once('close', () => {
+      if (!response.headersSent) return;
       const route = graphqlRoutes.get(response) ?? matchedRouteOf(response) ?? 'other';
       deps.metrics.observeRequest(route, response.statusCode, (performance.now() - startedAt) / 1000);
     });

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -52,6 +53,27 @@ describe('/metrics', () => {
     expect(stream.status).toBe(200);
     leaving.abort();
     await expect.poll(() => sample('hallowgate_http_requests_total', route)).toBe(before + 1);
+  });
+
+  it('does not count a request its client left before any answer', async () => {
+    const { key } = await server.createKey();
+    const other = { route: 'other', status_class: '2xx' };
+    const before = await sample('hallowgate_http_requests_total', other);
+    // A body promised and never sent whole: the server waits for it, and the client leaves.
+    const port = Number(new URL(server.url).port);
+    await new Promise<void>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(
+          `POST /v1/bookings HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"service_id"`,
+        );
+        setImmediate(() => socket.destroy());
+      });
+      socket.on('close', () => resolve());
+    });
+    // A request answered after it, on a connection of its own: the one left before it has been closed by then.
+    await apiClient(server.url, key)('GET', '/v1/bookings/bk_after');
+    // The scrape that read `before` is an `other` request too; nothing else is.
+    expect(await sample('hallowgate_http_requests_total', other)).toBe(before + 1);
   });
 
   it('counts reads answered from the response cache and reads that ran, per surface', async () => {
