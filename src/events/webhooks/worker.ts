@@ -85,7 +85,8 @@ export function parseSchedule(text: string): number[] {
   });
 }
 
-async function send(options: AttemptOptions, endpoint: WebhookEndpoint, delivery: ClaimedDelivery, deadline: AbortSignal) {
+/** `deadlineMs`: how long `deadline` gave the attempt, for the outcome to say. */
+async function send(options: AttemptOptions, endpoint: WebhookEndpoint, delivery: ClaimedDelivery, deadline: AbortSignal, deadlineMs: number) {
   const { clock } = options;
   const started = clock();
   const body = JSON.stringify(delivery.payload);
@@ -102,7 +103,7 @@ async function send(options: AttemptOptions, endpoint: WebhookEndpoint, delivery
     const status = await postWebhook(new URL(endpoint.url), headers, body, { allowPrivate: options.allowPrivate, signal: deadline });
     return { ok: status >= 200 && status < 300, responseStatus: status, error: null };
   } catch (error) {
-    const message = deadline.aborted ? `No answer within ${options.timeoutMs} ms.` : describeDeliveryFailure(error);
+    const message = deadline.aborted ? `No answer within ${deadlineMs} ms.` : describeDeliveryFailure(error);
     return { ok: false, responseStatus: null, error: message };
   }
 }
@@ -125,16 +126,18 @@ async function sendAndRecord(options: AttemptOptions, delivery: ClaimedDelivery,
   // Counted from the lease, so loading the endpoint, DNS, the request and the answer (its body too)
   // all end leaseMarginMs before it does, however long the claim took to come back, and the attempt
   // keeps its slot, here and in its account's share, until its connection is finished with.
-  const sendingMs = Math.min(options.timeoutMs, delivery.locked_until.getTime() - leaseMarginMs - clock().getTime());
-  if (sendingMs <= 0) {
-    // The claim came back too late to send within its lease: given back untried, to be claimed again.
+  const sendingMs = Math.floor(Math.min(options.timeoutMs, delivery.locked_until.getTime() - leaseMarginMs - clock().getTime()));
+  if (sendingMs < options.timeoutMs / 2) {
+    // The claim came back too late to send within its lease: given back untried, to be claimed again
+    // with a whole attempt's time, rather than cut short and counted as a receiver that did not answer.
+    logger.warn({ delivery: delivery.id, left_ms: sendingMs }, 'webhook claim came back too late to send within its lease; given back');
     await prisma.webhookDelivery.updateMany({ where: { id: delivery.id, lockedUntil: delivery.locked_until }, data: { lockedUntil: null, attemptCount: { decrement: 1 } } });
     return;
   }
   const deadline = AbortSignal.timeout(sendingMs);
   const endpoint = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: delivery.endpoint_id } });
   const started = performance.now();
-  const outcome = await send(options, endpoint, delivery, deadline);
+  const outcome = await send(options, endpoint, delivery, deadline, sendingMs);
   span.answered(new URL(endpoint.url), outcome.responseStatus);
   const now = clock();
   // A test event is attempted once, redelivered or not: it never holds the endpoint's real deliveries back.
