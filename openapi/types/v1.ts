@@ -853,7 +853,7 @@ export interface components {
             scopes: ("bookings:read" | "bookings:write" | "bookings:book" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
             /** @description Origins whose browser pages may call with this key (CORS). Requests from other origins get 403 `origin_not_allowed`. */
             allowed_origins: string[];
-            /** @description IPv4 and IPv6 addresses or CIDRs; empty allows any address. Others get 403 `ip_not_allowed`. */
+            /** @description IPv4 and IPv6 addresses or CIDRs (IPv4 as four decimal numbers: `010.0.0.1` is refused); empty allows any address. Others get 403 `ip_not_allowed`. */
             ip_allowlist: string[];
             /** @description Unlimited until 2027-07-31 23:59:59 America/Chicago (2027-08-01T04:59:59Z), then the plan's limit. */
             promo: boolean;
@@ -875,7 +875,7 @@ export interface components {
             scopes: ("bookings:read" | "bookings:write" | "bookings:book" | "webhooks:manage" | "directory:read" | "analytics:read" | "admin")[];
             /** @description Origins whose browser pages may call with this key (CORS). Requests from other origins get 403 `origin_not_allowed`. */
             allowed_origins: string[];
-            /** @description IPv4 and IPv6 addresses or CIDRs; empty allows any address. Others get 403 `ip_not_allowed`. */
+            /** @description IPv4 and IPv6 addresses or CIDRs (IPv4 as four decimal numbers: `010.0.0.1` is refused); empty allows any address. Others get 403 `ip_not_allowed`. */
             ip_allowlist: string[];
             /** @description Unlimited until 2027-07-31 23:59:59 America/Chicago (2027-08-01T04:59:59Z), then the plan's limit. */
             promo: boolean;
@@ -1015,7 +1015,7 @@ export interface components {
             account_id: string;
             /** @description Origins (https://shop.example) that may call with this key from a browser. */
             allowed_origins?: string[];
-            /** @description IPv4 and IPv6 addresses or CIDRs; empty allows any address. */
+            /** @description IPv4 and IPv6 addresses or CIDRs (IPv4 as four decimal numbers: 010.0.0.1 is refused); empty allows any address. */
             ip_allowlist?: string[];
             name?: string;
             plan: components["schemas"]["Plan"];

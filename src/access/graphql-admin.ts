@@ -30,7 +30,7 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
     scopes: t.stringList({ required: true, description: 'Any of bookings:read, bookings:write, bookings:book, webhooks:manage, directory:read, analytics:read, admin.' }),
     name: t.string(),
     allowedOrigins: t.stringList({ description: 'Origins (https://shop.example) that may call with this key from a browser.' }),
-    ipAllowlist: t.stringList({ description: 'IPv4 and IPv6 addresses or CIDRs; empty allows any address.' }),
+    ipAllowlist: t.stringList({ description: 'IPv4 and IPv6 addresses or CIDRs (IPv4 as four decimal numbers: 010.0.0.1 is refused); empty allows any address.' }),
     promo: t.boolean({ description: 'Unlimited until 2027-07-31 23:59:59 America/Chicago, then the plan limit.' }),
     requireSignature: t.boolean({ description: 'Reject unsigned requests (enterprise plan).' }),
   }),

@@ -21,6 +21,7 @@ export const ApiKeyNode = builder.prismaNode('ApiKey', {
   nullable: true,
   // A key sees only itself (its settings are its own business, even within the account); operators see every key.
   findUnique: (id, context) => {
+    // Never reached by another credential through node/nodes (refused in the id's place above); kept for any other lookup.
     if (!isApiKey(context.principal)) throw refusalFor(context.principal, []);
     return { id, ...(hasScope(context.principal, 'admin') ? {} : { AND: { id: context.principal.keyId } }) };
   },

@@ -20,7 +20,8 @@ function appErrorIn(error: unknown): AppError | undefined {
  * of it, in double quotes after the parser's own words (which quote a token in single quotes).
  */
 function jsonSyntaxErrorOf(message: string): string {
-  return message.split('"', 1)[0]!.replace(/[,.\s]+$/, '');
+  // A body V8 quotes first (`"undefined" is not valid JSON`) leaves no words of the parser's.
+  return message.split('"', 1)[0]!.replace(/[,.\s]+$/, '') || 'The body is not valid JSON';
 }
 
 /**

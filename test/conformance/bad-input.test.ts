@@ -292,6 +292,9 @@ describe('what an error repeats of a request', () => {
     const answer = JSON.stringify(await refused.json());
     const echoedInAll = [...body.matchAll(/[^"]{8,}/g)].filter(([piece]) => answer.includes(piece)).reduce((sum, [piece]) => sum + piece.length, 0);
     expect(echoedInAll).toBeLessThanOrEqual(64);
+    // A body the parser quotes before any word of its own still gets words.
+    const bare = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: 'undefined' });
+    expect((await bare.json()).errors[0].extensions.originalError.message).toBe('The body is not valid JSON');
   });
 
   it('is cut in one pass, however the quotes in it fall', async () => {

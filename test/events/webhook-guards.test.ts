@@ -9,12 +9,14 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
 import { openService } from '../support/bookable.js';
 
-// The system resolver, failing as a real one can: it never answers for one name, and says "try again" for another.
+// The system resolver, failing as a real one can: it never answers for one name, says "try again" for another, and "no such name" for .invalid ones.
 vi.mock('node:dns/promises', async (importOriginal) => {
   const resolver = await importOriginal<typeof import('node:dns/promises')>();
   const lookup = (host: string, options: object) => {
     if (host.endsWith('.resolver-hangs.test')) return new Promise(() => {});
     if (host.endsWith('.resolver-fails.test')) return Promise.reject(Object.assign(new Error(`getaddrinfo EAI_AGAIN ${host}`), { code: 'EAI_AGAIN' }));
+    // Answered as a resolver answers a name that does not exist, whether or not this machine can reach one.
+    if (host.endsWith('.invalid')) return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
     return resolver.lookup(host, options);
   };
   return { ...resolver, lookup, default: { ...resolver, lookup } };

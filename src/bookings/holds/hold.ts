@@ -50,7 +50,7 @@ export function waitlistEntryRepresentation(entry: WaitlistEntry, hold: Hold | n
 
 export interface HoldRequest {
   accountId: string;
-  /** The credential making it; null for a waitlist offer. */
+  /** The credential making it, or, for a waitlist offer, the one that joined the line (null for an entry older than that record). */
   createdBy: string | null;
   service: Service;
   startTime: Date;

@@ -45,7 +45,7 @@ export type CreateApiKeyInput = {
   accountId: string;
   /** Origins (https://shop.example) that may call with this key from a browser. */
   allowedOrigins?: Array<string> | null | undefined;
-  /** IPv4 and IPv6 addresses or CIDRs; empty allows any address. */
+  /** IPv4 and IPv6 addresses or CIDRs (IPv4 as four decimal numbers: 010.0.0.1 is refused); empty allows any address. */
   ipAllowlist?: Array<string> | null | undefined;
   name?: string | null | undefined;
   plan: Plan;

@@ -80,7 +80,7 @@ export const sharedProse = {
     Plan: 'Requests per minute: free 100, pro 1,000, business 10,000, enterprise 10,000 (and HMAC signing).',
     'ApiKey.scopes': '`admin` implies every other scope.',
     'ApiKey.allowedOrigins': 'Origins whose browser pages may call with this key (CORS). Requests from other origins get 403 `origin_not_allowed`.',
-    'ApiKey.ipAllowlist': 'IPv4 and IPv6 addresses or CIDRs; empty allows any address. Others get 403 `ip_not_allowed`.',
+    'ApiKey.ipAllowlist': 'IPv4 and IPv6 addresses or CIDRs (IPv4 as four decimal numbers: `010.0.0.1` is refused); empty allows any address. Others get 403 `ip_not_allowed`.',
     'ApiKey.promo': "Unlimited until 2027-07-31 23:59:59 America/Chicago (2027-08-01T04:59:59Z), then the plan's limit.",
     'ApiKey.requireSignature': 'Unsigned requests get 401 `invalid_signature`.',
     AdminIssuedApiKey: 'A key with its secrets. `key` and `signing_secret` are shown only in this answer; only a hash is stored.',
