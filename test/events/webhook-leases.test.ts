@@ -71,7 +71,8 @@ describe.skipIf(!postgresUrl)('webhook leases (PostgreSQL, two instances)', () =
     const call = apiClient(server.url, key);
     const endpoint = (await call('POST', '/v1/webhook_endpoints', { url: endpointUrl })).body;
 
-    // No claim is made while the delivery is leased here as a claim would have, with a quarter of an attempt's time left in its lease.
+    // No claim is made while this session holds the claims' turn: the delivery is leased here as a
+    // claim would have, with a quarter of an attempt's time left in its lease, and attempted.
     const holder = new pg.Client({ connectionString: postgresUrlOf(server.database) });
     await holder.connect();
     const lockedUntil = new Date(Date.now() + leaseMarginMs + timeoutMs / 4);
@@ -81,23 +82,24 @@ describe.skipIf(!postgresUrl)('webhook leases (PostgreSQL, two instances)', () =
       expect((await call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(41), customer: { name: 'Late', email: 'late@example.com' } })).status).toBe(201);
       pending = await server.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: endpoint.id } });
       await server.prisma.webhookDelivery.update({ where: { id: pending.id }, data: { lockedUntil, attemptCount: 1 } });
+      const claimed: ClaimedDelivery = {
+        id: pending.id,
+        endpoint_id: endpoint.id,
+        message_id: pending.messageId,
+        payload: pending.payload,
+        attempt_count: 1,
+        locked_until: lockedUntil,
+        trace_parent: null,
+      };
+      const { services } = server.app;
+      await attemptDelivery(attemptOptionsOf(services.config, { prisma: server.prisma, logger: services.logger, clock: services.clock, secrets: services.secrets }), claimed);
+      const after = await server.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: pending.id }, include: { attempts: true } });
+      expect(after).toMatchObject({ lockedUntil: null, attemptCount: 0, attempts: [] });
+      expect(receiver.requests()).toBe(0);
     } finally {
       await holder.query(`SELECT pg_advisory_unlock(${claimTurn})`);
       await holder.end();
     }
-    const claimed: ClaimedDelivery = {
-      id: pending.id,
-      endpoint_id: endpoint.id,
-      message_id: pending.messageId,
-      payload: pending.payload,
-      attempt_count: 1,
-      locked_until: lockedUntil,
-      trace_parent: null,
-    };
-    const { services } = server.app;
-    await attemptDelivery(attemptOptionsOf(services.config, { prisma: server.prisma, logger: services.logger, clock: services.clock, secrets: services.secrets }), claimed);
-    const after = await server.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: pending.id }, include: { attempts: true } });
-    expect(after).toMatchObject({ lockedUntil: null, attemptCount: 0, attempts: [] });
 
     // Claimed again at once: its first attempt is attempt 1.
     await expect.poll(() => receiver.requests(), { timeout: 5_000 }).toBe(1);
