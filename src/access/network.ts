@@ -4,14 +4,14 @@ type Address = ipaddr.IPv4 | ipaddr.IPv6;
 export type AddressRange = [Address, number];
 
 /**
- * An IPv4 address as four decimal numbers without leading zeros, alone or at the end of an IPv6
- * address. ipaddr.js also reads octal (010.0.0.1 is 8.0.0.1), hexadecimal and shortened forms, so an
- * allowlist entry would name another network than it seems to: those are refused.
+ * Whether an IPv4 address, alone or at the end of an IPv6 one, is four decimal numbers without
+ * leading zeros. ipaddr.js also reads octal (010.0.0.1 is 8.0.0.1), hexadecimal and shortened forms,
+ * so an allowlist entry would name another network than it seems to: those are refused.
  */
-const dottedDecimal = /(?:^|:)(?:0|[1-9]\d{0,2})(?:\.(?:0|[1-9]\d{0,2})){3}$/;
-
 function inPlainForm(text: string): boolean {
-  return text.includes(':') ? !text.includes('.') || dottedDecimal.test(text) : dottedDecimal.test(text);
+  if (!text.includes(':')) return ipaddr.IPv4.isValidFourPartDecimal(text);
+  const embedded = text.slice(text.lastIndexOf(':') + 1);
+  return !embedded.includes('.') || ipaddr.IPv4.isValidFourPartDecimal(embedded);
 }
 
 /** Reads an address, treating IPv4-mapped IPv6 (::ffff:10.0.0.1, as Node reports it) as the IPv4 it carries. */

@@ -22,7 +22,7 @@ let serviceId: string;
 beforeAll(async () => {
   server = await startTestServer({ seed: true });
   accountId = await server.createAccount();
-  bookingToken = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+  bookingToken = await newBookingToken();
   directoryToken = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop] })).id;
   serviceId = await openService(server.prisma, { capacity: 4 });
 });
@@ -42,12 +42,17 @@ async function json(response: Response, status: number): Promise<Record<string, 
   return body;
 }
 
+/** A booking widget token of the account, for the shop's origin. */
+async function newBookingToken(): Promise<string> {
+  return (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+}
+
 /**
  * A new booking token with as many holds held as it may have, all at 19:00 UTC `days` from today:
  * written straight in (the cap counts rows; their places do not matter here).
  */
 async function bookingTokenHoldingItsCap(days: number): Promise<string> {
-  const token = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+  const token = await newBookingToken();
   const startTime = new Date(futureSlot(days));
   await server.prisma.hold.createMany({
     data: Array.from({ length: maxHeldHoldsPerWidgetToken }, () => ({
@@ -190,7 +195,7 @@ describe("a booking widget token's holds are its own", () => {
       body: JSON.stringify({ service_id: serviceId, start_time: futureSlot(7), party_size: 1 }),
     });
     const keyHold = String((await json(byKey, 201))['id']);
-    const otherToken = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+    const otherToken = await newBookingToken();
     const tokenHold = String((await json(await hold(otherToken, futureSlot(7, 11)), 201))['id']);
 
     for (const held of [keyHold, tokenHold]) {
@@ -203,7 +208,7 @@ describe("a booking widget token's holds are its own", () => {
 
   it("keeps its Idempotency-Keys apart from other credentials': the same key places its own hold, replays only that, and spoils no key of theirs", async () => {
     const { key } = await server.createKey({ accountId });
-    const otherToken = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+    const otherToken = await newBookingToken();
     const body = { service_id: serviceId, start_time: futureSlot(8), party_size: 1 };
     const holdWithKey = async (credential: string, idempotencyKey: string, sent = body) =>
       json(
@@ -246,7 +251,7 @@ describe("a booking widget token's holds are its own", () => {
     call(token, 'POST', '/v1/waitlist_entries', { service_id: serviceId, start_time: startTime, party_size: partySize, customer, offer_expires_in_seconds: 1800 });
 
   it('holds the offer a waitlist join gets at once as one of its own: counted in its holds, released or booked by it', async () => {
-    const token = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+    const token = await newBookingToken();
     const declined = await json(await join(token, futureSlot(9, 10), 4), 201);
     expect(declined).toMatchObject({ status: 'offered', offer: { hold_id: expect.any(String) } });
     const declinedHold = String((declined['offer'] as Record<string, unknown>)['hold_id']);
@@ -270,7 +275,7 @@ describe("a booking widget token's holds are its own", () => {
   });
 
   it(`has at most ${maxOpenWaitlistEntriesPerWidgetToken} waitlist entries open (422 too_many_waitlist_entries), so its visitors cannot use up the account's`, async () => {
-    const token = (await createWidgetToken(server.prisma, { accountId, allowedOrigins: [shop], allowBooking: true })).id;
+    const token = await newBookingToken();
     const full = futureSlot(11);
     await json(await hold(token, full, 4), 201);
     // The token's entries, written straight in (the cap counts rows; their lines do not matter here).
