@@ -1255,8 +1255,8 @@ export interface components {
                 /** @enum {string} */
                 metric: "rate_limit_share" | "daily_requests" | "error_rate";
                 threshold: number;
-                /** @description The window of an error_rate rule; null for the others. */
-                window_minutes: number | null;
+                /** @description How long the window is, in minutes, as the rule’s `windowMinutes` says: the one chosen for error_rate, 1 for rate_limit_share (the minute), 1440 for daily_requests (the UTC day). */
+                window_minutes: number;
                 /** @description The measure that reached the threshold: a share from 0 to 1, or a number of requests. */
                 value: number;
                 window_start: components["schemas"]["DateTime"];

@@ -26,16 +26,19 @@ const addressRange = z.string().refine((text) => parseRange(text) !== null, { me
 
 const name = z.string().trim().min(1).max(200);
 
+/** A list stored once per value, in the order given: a value repeated grants nothing more. */
+const distinct = <T>(list: T[]): T[] => [...new Set(list)];
+
 export const newAccountInput = z.object({ name });
 
 export const newApiKeyInput = z
   .object({
     accountId: z.string().min(1),
     plan: z.enum(Plan),
-    scopes: z.array(z.enum(scopes)).min(1),
+    scopes: z.array(z.enum(scopes)).min(1).transform(distinct),
     name: name.nullish(),
-    allowedOrigins: z.array(origin).max(100).default([]),
-    ipAllowlist: z.array(addressRange).max(100).default([]),
+    allowedOrigins: z.array(origin).max(100).default([]).transform(distinct),
+    ipAllowlist: z.array(addressRange).max(100).default([]).transform(distinct),
     promo: z.boolean().default(false),
     requireSignature: z.boolean().default(false),
   })
@@ -47,7 +50,7 @@ export const newApiKeyInput = z
 export const newWidgetTokenInput = z.object({
   accountId: z.string().min(1),
   name: name.nullish(),
-  allowedOrigins: z.array(origin).min(1).max(100),
+  allowedOrigins: z.array(origin).min(1).max(100).transform(distinct),
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).default(600),
   allowBooking: z.boolean().default(false),
 });

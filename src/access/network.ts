@@ -31,8 +31,9 @@ export function parseRange(text: string): AddressRange | null {
   if (trimmed.includes('/')) {
     if (!ipaddr.isValidCIDR(trimmed) || !inPlainForm(trimmed.slice(0, trimmed.indexOf('/')))) return null;
     const [address, bits] = ipaddr.parseCIDR(trimmed);
-    if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) {
-      return [(address as ipaddr.IPv6).toIPv4Address(), bits - 96];
+    if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
+      // Shorter than /96 the range leaves the mapped addresses for ::/n, loopback included: not what was meant.
+      return bits >= 96 ? [(address as ipaddr.IPv6).toIPv4Address(), bits - 96] : null;
     }
     return [address, bits];
   }

@@ -26,6 +26,10 @@ export const alertRuleInput = z
     path: ['threshold'],
     message: 'Shares (rate_limit_share, error_rate) are between 0 and 1.',
   })
+  .refine((rule) => rule.metric !== 'daily_requests' || Number.isInteger(rule.threshold), {
+    path: ['threshold'],
+    message: 'daily_requests counts requests: its threshold is a whole number.',
+  })
   .refine((rule) => rule.metric === 'error_rate' || rule.windowMinutes === undefined, {
     path: ['windowMinutes'],
     message: 'Only error_rate takes a window; rate_limit_share uses the minute and daily_requests the UTC day.',
@@ -110,7 +114,7 @@ export function usageAlertPayload(messageId: string, alert: UsageAlert, windowMi
       rule_id: alert.ruleId,
       metric: alert.metric,
       threshold: alert.threshold,
-      window_minutes: alert.metric === 'error_rate' ? windowMinutes : null,
+      window_minutes: windowMinutes,
       value: alert.value,
       window_start: iso(alert.windowStart),
       window_end: iso(alert.windowEnd),
@@ -173,7 +177,7 @@ export async function evaluateAlertRules(prisma: PrismaClient, bus: UsageAlertBu
               createdAt: now,
             },
           });
-          await enqueueDeliveries(tx, await usageAlertMessage(tx, stored, rule.windowMinutes));
+          await enqueueDeliveries(tx, await usageAlertMessage(tx, stored, windowMinutesOf(rule)));
           return stored;
         })
         .catch((error: unknown) => {

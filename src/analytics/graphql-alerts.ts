@@ -80,7 +80,7 @@ builder.objectFields(Viewer, (t) => ({
 const AlertRuleInput = builder.inputType('AlertRuleInput', {
   fields: (t) => ({
     metric: t.field({ type: AlertMetricEnum, required: true }),
-    threshold: t.float({ required: true, description: 'A share between 0 and 1, or a number of requests for daily_requests.' }),
+    threshold: t.float({ required: true, description: 'A share between 0 and 1, or a whole number of requests for daily_requests.' }),
     windowMinutes: t.int({ description: 'error_rate only: 1 to 1440; 60 when not given.' }),
   }),
 });

@@ -63,6 +63,9 @@ function sendJson(response: ServerResponse, status: number, body: unknown, media
   response.end(text);
 }
 
+/** The probes' and the scraper's paths: read-only, answered to GET and HEAD. */
+const operationalPaths = new Set(['/healthz', '/readyz', '/metrics']);
+
 /** The request's URL, with the origin clients reach the server at (so answers can link back absolutely). */
 function parseUrl(request: IncomingMessage, publicUrl: string | undefined): URL {
   try {
@@ -246,6 +249,9 @@ export function createRequestHandler(deps: HttpDependencies) {
       }
       const url = parseUrl(request, deps.publicUrl);
       const path = url.pathname;
+      if (operationalPaths.has(path) && request.method !== 'GET' && request.method !== 'HEAD') {
+        throw new AppError('method_not_allowed', `${request.method} is not allowed on ${path}; use GET.`, { headers: { allow: 'GET, HEAD' } });
+      }
       if (path === '/healthz') return sendJson(response, 200, { status: 'ok' });
       if (path === '/readyz') {
         const { ready, checks } = await deps.readiness();

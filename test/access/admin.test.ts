@@ -104,6 +104,9 @@ describe('operator routes (/v1/admin)', () => {
     const padded = await admin('POST', '/v1/admin/api_keys', { account_id: accountId, plan: 'free', scopes: ['directory:read'], ip_allowlist: ['10.0.0.1', '010.000.000.001'] });
     expect(padded.status).toBe(422);
     expect((await padded.json()).errors).toEqual([expect.objectContaining({ field: 'ip_allowlist.1', code: 'invalid' })]);
+    const mappedShort = await admin('POST', '/v1/admin/api_keys', { account_id: accountId, plan: 'free', scopes: ['directory:read'], ip_allowlist: ['::ffff:10.0.0.0/64'] });
+    expect(mappedShort.status).toBe(422);
+    expect((await mappedShort.json()).errors).toEqual([expect.objectContaining({ field: 'ip_allowlist.0', code: 'invalid' })]);
 
     const missing = await admin('POST', '/v1/admin/api_keys', { plan: 'free' });
     expect(missing.status).toBe(422);
@@ -117,6 +120,22 @@ describe('operator routes (/v1/admin)', () => {
 
     const signingOffPlan = await admin('POST', '/v1/admin/api_keys', { account_id: accountId, plan: 'pro', scopes: ['admin'], require_signature: true });
     expect((await signingOffPlan.json()).errors).toEqual([expect.objectContaining({ field: 'require_signature' })]);
+  });
+
+  it('stores a repeated scope, origin or address once', async () => {
+    const accountId = await newAccount();
+    const response = await admin('POST', '/v1/admin/api_keys', {
+      account_id: accountId,
+      plan: 'pro',
+      scopes: ['bookings:read', 'directory:read', 'bookings:read'],
+      allowed_origins: ['https://shop.example', 'https://SHOP.example/'],
+      ip_allowlist: ['203.0.113.0/24', '203.0.113.0/24'],
+    });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ scopes: ['bookings:read', 'directory:read'], allowed_origins: ['https://shop.example'], ip_allowlist: ['203.0.113.0/24'] });
+    const token = await admin('POST', '/v1/admin/widget_tokens', { account_id: accountId, allowed_origins: ['https://shop.example', 'https://shop.example'] });
+    expect(token.status).toBe(201);
+    expect((await token.json()).allowed_origins).toEqual(['https://shop.example']);
   });
 
   it('revokes: the key stops working at once; repeating gives 200 and changes nothing', async () => {

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClientAddressResolver, isInRanges, parseRange, parseRanges } from '../../src/access/network.js';
 import { forgetCredential } from '../../src/access/credential-cache.js';
@@ -98,6 +99,13 @@ describe('address matching', () => {
     }
     for (const text of ['10.0.0.1', '192.168.10.0/24', '0.0.0.0/0', '::ffff:10.0.0.1', '2001:db8::/32', '::1']) expect(parseRange(text), text).not.toBeNull();
     expect(isInRanges('192.168.10.5', parseRanges(['192.168.10.0/24']))).toBe(true);
+  });
+
+  it('refuses an IPv4-mapped range shorter than /96, which would name IPv6 addresses (::1 among them) rather than IPv4 ones', () => {
+    expect(isInRanges('::1', [[...(ipaddr.parseCIDR('::ffff:10.0.0.0/64') as [ipaddr.IPv6, number])]])).toBe(true);
+    for (const text of ['::ffff:10.0.0.0/64', '::ffff:10.0.0.0/95']) expect(parseRange(text), text).toBeNull();
+    expect(parseRange('::ffff:10.0.0.0/96')).not.toBeNull();
+    expect(isInRanges('10.9.9.9', parseRanges(['::ffff:10.0.0.0/104']))).toBe(true);
   });
 
   it('walks X-Forwarded-For from the right through trusted proxies only', () => {

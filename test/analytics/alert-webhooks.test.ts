@@ -70,7 +70,7 @@ describe('api_key.usage_alert webhooks', () => {
     ]);
     expect(alerts[0]).toMatchObject({
       id: expect.stringMatching(/^msg_/),
-      data: { api_key_id: keyId, rule_id: ruleId, metric: 'rate_limit_share', threshold: 0.05, window_minutes: null, window_end: '2026-10-31T18:31:00Z' },
+      data: { api_key_id: keyId, rule_id: ruleId, metric: 'rate_limit_share', threshold: 0.05, window_minutes: 1, window_end: '2026-10-31T18:31:00Z' },
     });
     expect(alerts[0]!.data['value']).toBeGreaterThanOrEqual(0.05);
     expect(alertsOnly.received[0]!.headers['webhook-id']).toBe(alerts[0]!.id);

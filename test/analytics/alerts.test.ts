@@ -232,6 +232,8 @@ describe('alert rules', () => {
     expect(tooHigh.errors[0].extensions.code).toBe('validation_failed');
     const windowed = await graphql(key, createRule, { input: { metric: 'DAILY_REQUESTS', threshold: 100, windowMinutes: 5 } });
     expect(windowed.errors[0].extensions.code).toBe('validation_failed');
+    const halfARequest = await graphql(key, createRule, { input: { metric: 'DAILY_REQUESTS', threshold: 0.5 } });
+    expect(halfARequest.errors[0].extensions).toMatchObject({ code: 'validation_failed', errors: [{ field: 'threshold' }] });
 
     const ruleId = await addRule(key, { metric: 'DAILY_REQUESTS', threshold: 100 });
     const deleteRule = `mutation ($id: ID!) { deleteAlertRule(id: $id) { id } }`;

@@ -130,6 +130,16 @@ describe('HTTP foundation', () => {
     expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: process.env['TEST_REDIS_URL'] ? 'ok' : 'not_configured' } });
   });
 
+  it('answers the probes and /metrics to GET and HEAD only: 405 with Allow otherwise', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      expect((await fetch(`${server.url}${path}`, { method: 'HEAD' })).status, path).toBe(200);
+      const posted = await fetch(`${server.url}${path}`, { method: 'POST', body: '{}' });
+      expect(posted.status, path).toBe(405);
+      expect(posted.headers.get('allow')).toBe('GET, HEAD');
+      expect(await posted.json()).toMatchObject({ status: 405, code: 'method_not_allowed' });
+    }
+  });
+
   it('echoes a client X-Request-Id and makes one otherwise', async () => {
     const echoed = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'trace-123' } });
     expect(echoed.headers.get('x-request-id')).toBe('trace-123');

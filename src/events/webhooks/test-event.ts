@@ -112,7 +112,7 @@ function exampleUsageAlert(context: Context, now: Date): UsageAlert {
 function testEventBody(context: Context, type: WebhookEventType, messageId: string, now: Date): Prisma.InputJsonObject {
   const real =
     type === 'api_key.usage_alert'
-      ? usageAlertPayload(messageId, exampleUsageAlert(context, now), 60)
+      ? usageAlertPayload(messageId, exampleUsageAlert(context, now), 1440)
       : type === 'waitlist.offered'
         ? exampleOffer(messageId, context.principal!.accountId, now)
         : bookingEventPayload(messageId, type, exampleBooking(context.principal!.accountId, type, now), now, exampleDetails(context, type, now));

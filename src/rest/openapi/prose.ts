@@ -670,7 +670,11 @@ const v1: DocumentProse = {
             rule_id: { type: 'string' },
             metric: { type: 'string', enum: Object.values(AlertMetric) },
             threshold: { type: 'number' },
-            window_minutes: { type: ['integer', 'null'], description: 'The window of an error_rate rule; null for the others.' },
+            window_minutes: {
+              type: 'integer',
+              description:
+                'How long the window is, in minutes, as the rule’s `windowMinutes` says: the one chosen for error_rate, 1 for rate_limit_share (the minute), 1440 for daily_requests (the UTC day).',
+            },
             value: { type: 'number', description: 'The measure that reached the threshold: a share from 0 to 1, or a number of requests.' },
             window_start: { $ref: '#/components/schemas/DateTime' },
             window_end: { $ref: '#/components/schemas/DateTime' },
