@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard } from '../../src/analytics/dashboard/build.js';
+import { answerDeadlineMs } from '../../src/analytics/dashboard/client/api.js';
 import { launchChromium } from '../support/browser.js';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
 import { subscriptionsActive } from '../support/metrics.js';
@@ -95,6 +96,21 @@ describe('the dashboard', () => {
     await page.getByLabel('per hour').check();
     await expect.poll(() => chart.getAttribute('aria-label'), { timeout: 10_000 }).toMatch(/^Requests per hour/);
     await page.screenshot({ path: 'test-results/dashboard.png', fullPage: true });
+  });
+
+  it('says so when the server does not answer within its deadline, instead of waiting for ever', async () => {
+    const page = await browser.newPage();
+    pages.push(page);
+    await page.clock.install();
+    // A server that takes the request and never answers, as a hung gateway or proxy would.
+    await page.route('**/graphql', () => undefined);
+    await page.goto(`${server.url}/dashboard`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Show usage' }).click();
+    await page.clock.runFor(answerDeadlineMs - 1_000);
+    expect(await page.locator('#login-error').textContent()).toBe('');
+    await page.clock.runFor(1_000);
+    await expect.poll(() => page.locator('#login-error').textContent()).toBe(`The server did not answer within ${answerDeadlineMs / 1000} s.`);
   });
 
   it('keeps the key out of storage, cookies, the URL and the form', async () => {
