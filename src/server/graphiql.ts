@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
+import { introspectionFromSchema } from 'graphql';
 import type { GraphiQLOptions } from 'graphql-yoga';
 import { AppError } from '../shared/errors.js';
 import { requireReadMethod, sendPage } from './static-assets.js';
@@ -17,11 +18,14 @@ export const graphiqlOptions: GraphiQLOptions = {
   // Subscriptions as server-sent events over fetch carry the Headers editor's Authorization like any
   // request; GraphiQL's graphql-ws sends no headers in connection_init, so the socket is refused.
   subscriptionsProtocol: 'SSE',
-  defaultQuery: '# Put your API key in the Authorization header under Headers, then run:\n{\n  viewer { accountId scopes }\n}\n',
+  defaultQuery:
+    '# Docs (the book icon) and completion work as they are. To run an operation, put your API key\n# (npm start prints one: key_….sk_…) in the Authorization header under Headers, then run:\n{\n  viewer { accountId scopes }\n}\n',
   defaultHeaders: '{\n  "Authorization": "Bearer <KEY_ID>.<SECRET>"\n}',
 };
 
 const assetPrefix = '/graphiql/';
+/** The gateway's schema as an introspection result, for GraphiQL's Docs and completion. */
+const schemaFile = 'schema.json';
 
 const workerPaths = { editorWorkerService: 'editor.worker.js', json: 'json.worker.js', graphql: 'graphql.worker.js' } as const;
 
@@ -80,30 +84,33 @@ async function loadAssets(): Promise<Map<string, Asset>> {
   const environment = `self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: function (moduleId, label) { return ${JSON.stringify(
     Object.fromEntries(Object.entries(workerPaths).map(([label, file]) => [label, assetPrefix + file])),
   )}[label]; } };\n`;
-  // GraphiQL fetches the schema once, with the headers it started with, and exposes no call to fetch
-  // it again: once the Headers editor holds JSON and typing pauses, its own re-fetch button is pressed
-  // (after a fetch still under way, whose headers may be old).
+  // GraphiQL is given the schema (schema.json, public as the OpenAPI documents are) rather than
+  // introspecting with the page's placeholder key, which the gateway refuses: Docs and completion
+  // work before a key is typed, and nothing is sent until an operation is run. Without the file (an
+  // older cached page), GraphiQL introspects as it would by itself.
   const start = `
 ;(function () {
   var options = JSON.parse(document.getElementById('graphiql-options').textContent);
-  var pending;
-  options.onEditHeaders = function (headers) {
-    clearTimeout(pending);
-    pending = setTimeout(function refetch() {
-      try { JSON.parse(headers || '{}'); } catch (incomplete) { return; }
-      var button = document.querySelector('button[aria-label^="Re-fetch GraphQL schema"]');
-      if (button && button.disabled) pending = setTimeout(refetch, 250);
-      else if (button) button.click();
-    }, 400);
-  };
-  YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), options);
+  var render = function () { YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), options); };
+  fetch('${assetPrefix}${schemaFile}')
+    .then(function (response) { return response.ok ? response.json() : undefined; })
+    .then(function (introspection) { if (introspection) options.schema = introspection; }, function () {})
+    .then(render);
 })();
 `;
+  const { schema } = await import('../graphql/schema.js');
   const favicon = bundle.favicon.replace(/^data:[^,]*;base64,/, '');
   return new Map([
     ['graphiql.js', asset(javascript, Buffer.from(environment + bundle.js + start))],
     ['graphiql.css', asset('text/css; charset=utf-8', Buffer.from(bundle.css))],
     ['favicon.ico', asset('image/x-icon', Buffer.from(favicon, 'base64'))],
+    [
+      schemaFile,
+      asset(
+        'application/json; charset=utf-8',
+        Buffer.from(JSON.stringify(introspectionFromSchema(schema, { descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, inputValueDeprecation: true }))),
+      ),
+    ],
     [workerPaths.editorWorkerService, asset(javascript, Buffer.from(bundle.editorWorkerService))],
     [workerPaths.json, asset(javascript, Buffer.from(bundle.jsonWorker))],
     [workerPaths.graphql, asset(javascript, Buffer.from(bundle.graphqlWorker))],

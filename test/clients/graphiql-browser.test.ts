@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { graphiqlContentSecurityPolicy } from '../../src/server/graphiql.js';
 import { openService } from '../support/bookable.js';
@@ -32,12 +32,13 @@ afterAll(async () => {
 });
 
 /** GraphiQL on a page that can reach this machine only: every request elsewhere fails, as it would offline. */
-async function openGraphiQL() {
+async function openGraphiQL(onRequest: (request: Request) => void = () => undefined) {
   const page = await browser.newPage();
   pages.push(page);
   const blocked: string[] = [];
   const refused: string[] = [];
   await page.route('**/*', (route) => {
+    onRequest(route.request());
     const { hostname, protocol } = new URL(route.request().url());
     if (protocol === 'data:' || protocol === 'blob:' || hostname === '127.0.0.1' || hostname === 'localhost') return route.continue();
     blocked.push(route.request().url());
@@ -130,15 +131,25 @@ describe('GraphiQL at /graphql, with the key typed under Headers', () => {
     await expect.poll(() => isRunning(page), { timeout: 5_000 }).toBe(false);
   });
 
-  it('loads Docs with the key typed under Headers, without the re-fetch button', async () => {
-    const { page } = await openGraphiQL();
-    // The page starts with a placeholder key, so its first schema fetch is refused.
+  it('shows Docs before a key is typed, sends nothing to /graphql until an operation is run, and then says what is wrong with the key', async () => {
+    const sent: string[] = [];
+    const { page } = await openGraphiQL((request) => {
+      // The page itself is at /graphql too: only the operations' requests count.
+      if (request.resourceType() === 'fetch' && new URL(request.url()).pathname === '/graphql') sent.push(request.url());
+    });
     await page.getByRole('button', { name: /Show Documentation Explorer/i }).click();
     const docs = page.locator('.graphiql-doc-explorer');
-    await expect.poll(() => docs.innerText(), { timeout: 20_000 }).toContain('Error fetching schema');
-
-    await useKey(page, key);
     await expect.poll(() => docs.innerText(), { timeout: 20_000 }).toContain('Root Types');
-    expect(await docs.innerText()).not.toContain('Error fetching schema');
+    await docs.getByText('Query', { exact: true }).click();
+    await expect.poll(() => docs.innerText(), { timeout: 20_000 }).toContain('attractions');
+    expect(await response(page)()).toBe('');
+    expect(sent).toEqual([]);
+
+    // The page's own placeholder, still under Headers: the gateway's answer names the form a key has.
+    await run(page, '{\n  viewer { accountId }\n}');
+    await expect.poll(response(page), { timeout: 20_000 }).toContain('"code": "unauthenticated"');
+    // The editor wraps long lines where it likes: the text without its breaks.
+    expect((await response(page)()).replace(/\s+/g, '')).toContain('TheAPIkeyismalformed;expected<KEY_ID>.<SECRET>.');
+    expect(sent).toHaveLength(1);
   });
 });
