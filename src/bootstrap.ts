@@ -2,12 +2,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createDemoAccount, ensureOperatorKey, type DemoAccount } from './access/provisioning.js';
 import { ConfigurationError, type Config } from './config.js';
-import { openDatabase, parseDatabaseUrl, whileLocked, type Database, type DatabaseConfig, type OpenOptions } from './db/connection.js';
+import { openDatabase, parseDatabaseUrl, unansweredGraceMs, whileLocked, type Database, type DatabaseConfig, type OpenOptions } from './db/connection.js';
 import { unappliedMigrations } from './db/migrations-folder.js';
 import { isDatabaseEmpty, seedDatabase } from './db/seed.js';
 import { loadStarter } from './db/starter.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { createSecretBox, isSealed, randomSecretsKey, sealedPrefix, secretsKeyBytes, type SecretBox } from './shared/secrets.js';
+import { settleWithin } from './shared/deadline.js';
 
 /** Where the embedded database keeps the demo credentials, so every start can show them again. */
 const demoFile = './.data/demo.json';
@@ -94,7 +95,12 @@ export async function openMigratedDatabase(databaseConfig: DatabaseConfig, optio
     }
     return database;
   } catch (error) {
-    await database.close().catch(() => undefined);
+    // A database that stopped answering is not waited for: the process is about to exit.
+    await settleWithin(
+      database.close().catch(() => undefined),
+      unansweredGraceMs,
+      () => undefined,
+    );
     throw error;
   }
 }
@@ -123,33 +129,44 @@ export async function prepareDatabase(config: Config, log: (line: string) => voi
   });
   try {
     const secrets = createSecretBox(keyFromSettings ?? (await loadSecretsKey(config, databaseConfig)));
-    await whileLocked(databaseConfig, 'hallowgate:bootstrap', async () => {
-      await encryptStoredSecrets(database.prisma, secrets);
-      if (database.fromStarter) log('database made from the seeded starter (build/starter/pglite.tar.gz)');
-      if (database.fromStarter || (shouldSeed && (await isDatabaseEmpty(database.prisma)))) {
-        if (!database.fromStarter) await seedDatabase(database.prisma, { log });
-        const demo = await createDemoAccount(database.prisma, secrets, [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`]);
-        if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
-          await mkdir(dirname(demoFile), { recursive: true });
-          await writeFile(demoFile, `${JSON.stringify({ key: demo.key, widgetToken: demo.widgetToken })}\n`, { mode: 0o600 });
+    const onWait = () => log('waiting for another instance to finish starting up (it holds the start-up lock)');
+    await whileLocked(
+      databaseConfig,
+      'hallowgate:bootstrap',
+      async () => {
+        await encryptStoredSecrets(database.prisma, secrets);
+        if (database.fromStarter) log('database made from the seeded starter (build/starter/pglite.tar.gz)');
+        if (database.fromStarter || (shouldSeed && (await isDatabaseEmpty(database.prisma)))) {
+          if (!database.fromStarter) await seedDatabase(database.prisma, { log });
+          const demo = await createDemoAccount(database.prisma, secrets, [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`]);
+          if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
+            await mkdir(dirname(demoFile), { recursive: true });
+            await writeFile(demoFile, `${JSON.stringify({ key: demo.key, widgetToken: demo.widgetToken })}\n`, { mode: 0o600 });
+          }
+          log(`demo account ${demo.accountId}`);
+          announceDemo(demo, config.PORT, log);
+        } else if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
+          const saved = await readFile(demoFile, 'utf8').then(
+            (text) => JSON.parse(text) as Omit<DemoAccount, 'accountId'>,
+            () => null,
+          );
+          if (saved) announceDemo(saved, config.PORT, log);
         }
-        log(`demo account ${demo.accountId}`);
-        announceDemo(demo, config.PORT, log);
-      } else if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
-        const saved = await readFile(demoFile, 'utf8').then(
-          (text) => JSON.parse(text) as Omit<DemoAccount, 'accountId'>,
-          () => null,
-        );
-        if (saved) announceDemo(saved, config.PORT, log);
-      }
-      if (config.ADMIN_API_KEY) {
-        const keyId = await ensureOperatorKey(database.prisma, config.ADMIN_API_KEY);
-        log(`operator key ${keyId} is ready (ADMIN_API_KEY)`);
-      }
-    });
+        if (config.ADMIN_API_KEY) {
+          const keyId = await ensureOperatorKey(database.prisma, config.ADMIN_API_KEY);
+          log(`operator key ${keyId} is ready (ADMIN_API_KEY)`);
+        }
+      },
+      { deadlines: config, onWait },
+    );
     return Object.assign(database, { secrets });
   } catch (error) {
-    await database.close().catch(() => undefined);
+    // A database that stopped answering is not waited for: the process is about to exit.
+    await settleWithin(
+      database.close().catch(() => undefined),
+      unansweredGraceMs,
+      () => undefined,
+    );
     throw error;
   }
 }

@@ -14,6 +14,7 @@ import { createSqlReads } from './sql-reads/reads.js';
 import { lockEmbeddedDatabase } from './embedded-lock.js';
 import { recordStatement, tracedReads } from '../tracing/database.js';
 import { activeTracer } from '../tracing/tracing.js';
+import { settleWithin } from '../shared/deadline.js';
 
 export { ConfigError };
 
@@ -210,21 +211,55 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
   };
 }
 
+/** How long an instance waits for another's start-up work (encrypting secrets, seeding the demo) before it gives up. */
+export const startupLockWaitMs = 120_000;
+const lockPollMs = 250;
+
+export interface LockOptions {
+  deadlines?: Pick<DatabaseDeadlines, 'DATABASE_CONNECT_TIMEOUT_MS' | 'DATABASE_STATEMENT_TIMEOUT_MS'>;
+  /** How long to wait while another session holds the lock (startupLockWaitMs unless given). */
+  maxWaitMs?: number;
+  /** Told once, when the lock is found held by another session. */
+  onWait?: () => void;
+}
+
 /**
  * Runs `work` holding a PostgreSQL advisory lock named `name`, so instances starting together on an
  * empty database take turns instead of seeding it twice. PGlite has a single process: no lock needed.
+ * Every step has a deadline: connecting, each attempt to take the lock (an instance that holds it may
+ * be seeding, so it is tried again until maxWaitMs), and ending the session, which a server that
+ * stopped answering would otherwise hold open for ever.
  */
-export async function whileLocked<T>(config: DatabaseConfig, name: string, work: () => Promise<T>): Promise<T> {
+export async function whileLocked<T>(config: DatabaseConfig, name: string, work: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   if (config.kind !== 'postgres') return work();
-  // Connecting has a deadline; waiting for the lock has none: another instance may be seeding.
-  const client = new pg.Client({ connectionString: config.url, connectionTimeoutMillis: deadlineDefaults.DATABASE_CONNECT_TIMEOUT_MS });
+  const deadlines = options.deadlines ?? deadlineDefaults;
+  const client = new pg.Client({
+    connectionString: config.url,
+    connectionTimeoutMillis: deadlines.DATABASE_CONNECT_TIMEOUT_MS,
+    query_timeout: deadlines.DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs,
+  });
   client.on('error', () => undefined);
   await client.connect();
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+    const maxWaitMs = options.maxWaitMs ?? startupLockWaitMs;
+    const startedAt = performance.now();
+    let toldOfWait = false;
+    while (!(await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS taken', [name])).rows[0]?.taken) {
+      if (performance.now() - startedAt >= maxWaitMs) {
+        throw new ConfigError(`another instance has held the start-up lock "${name}" for ${Math.round(maxWaitMs / 1000)} s; if none is starting, one may be stuck`);
+      }
+      if (!toldOfWait) options.onWait?.();
+      toldOfWait = true;
+      await new Promise((resolve) => setTimeout(resolve, lockPollMs));
+    }
     return await work();
   } finally {
-    // Ending the session releases its advisory locks.
-    await client.end().catch(() => undefined);
+    // Ending the session releases its advisory locks. A server that no longer answers is not waited
+    // for past the grace: the session dies with the connection, when this process exits or closes it.
+    await settleWithin(
+      client.end().catch(() => undefined),
+      unansweredGraceMs,
+      () => undefined,
+    );
   }
 }
