@@ -5,7 +5,7 @@ import type { Context } from '../graphql/context.js';
 import { builder, listOfAtMost } from '../graphql/builder.js';
 import { upperCaseEnum } from '../graphql/enums.js';
 import { insufficientScope } from '../access/principal.js';
-import { AppError } from '../shared/errors.js';
+import { AppError, notFound } from '../shared/errors.js';
 import { createAlertRule, maxAlertRulesPerKey, parseAlertRuleInput, windowMinutesOf } from './alerts.js';
 import { Viewer } from '../access/graphql-types.js';
 
@@ -103,7 +103,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, context) => {
       const rule = await context.prisma.alertRule.findFirst({ ...query, where: { id: String(args.id), apiKeyId: callingKeyId(context) } });
-      if (!rule) throw new AppError('not_found', `No alert rule ${String(args.id)}.`);
+      if (!rule) throw notFound('alert rule', String(args.id));
       await context.prisma.alertRule.delete({ where: { id: rule.id } });
       return rule;
     },

@@ -2,7 +2,7 @@
 import type { ArgBuilder } from '@pothos/core';
 import { builder, listOfAtMost, type BuilderTypes } from '../graphql/builder.js';
 import { insufficientScope } from '../access/principal.js';
-import { AppError } from '../shared/errors.js';
+import { notFound } from '../shared/errors.js';
 import './graphql-alerts.js';
 import { granularities, maxPoints, maxReportedRoutes, otherRoutes, usageReport, type Granularity, type RouteUsage, type UsageReport, type UsageTotals } from './usage.js';
 import { Viewer } from '../access/graphql-types.js';
@@ -83,7 +83,7 @@ builder.queryField('apiKeyUsage', (t) =>
     args: { keyId: t.arg.id({ required: true }), ...rangeArguments(t.arg) },
     resolve: async (_root, args, context) => {
       const key = await context.prisma.apiKey.findUnique({ where: { id: String(args.keyId) }, select: { id: true } });
-      if (!key) throw new AppError('not_found', `No API key ${String(args.keyId)}.`);
+      if (!key) throw notFound('API key', String(args.keyId));
       return usageReport(context.prisma, key.id, { from: args.from, to: args.to, granularity: args.granularity ?? 'HOUR' });
     },
   }),

@@ -6,7 +6,7 @@ import { pageSizes } from '../graphql/argument-checks.js';
 import { hasScope, insufficientScope } from '../access/principal.js';
 import { builder, listOfAtMost, nodeScope } from '../graphql/builder.js';
 import { upperCaseEnum } from '../graphql/enums.js';
-import { AppError } from '../shared/errors.js';
+import { AppError, notFound } from '../shared/errors.js';
 import { inputRules } from '../graphql/input-coercion.js';
 import { cachedUnderDataVersion } from '../response-cache/graphql-data-versions.js';
 import type { BookableSlot } from './bookable.js';
@@ -273,7 +273,7 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, context) => {
       const service = await context.services.directReads.findUnique(context.prisma.service, 'Service', { ...query, where: { id: String(args.id) } });
-      if (!service) throw new AppError('not_found', `No service with id "${args.id}".`);
+      if (!service) throw notFound('service', String(args.id));
       return service;
     },
   }),

@@ -4,7 +4,7 @@ import { nextSlotsPerAttraction } from '../bookings/bookable.js';
 import { BookableSlotRef } from '../bookings/graphql.js';
 import { builder, connectionWith, listOfAtMost, nodeScope } from '../graphql/builder.js';
 import { cachedUnderDataVersion } from '../response-cache/graphql-data-versions.js';
-import { AppError } from '../shared/errors.js';
+import { AppError, echoed, notFound } from '../shared/errors.js';
 import { attractionWhere, eventWhere, refuseUnknownCategory } from './filters.js';
 import { maxRadiusKm } from './near.js';
 import { placeAttraction } from './operators.js';
@@ -285,7 +285,7 @@ builder.queryFields((t) => {
       args: { id: t.arg.id({ required: true }) },
       resolve: async (query, _root, args, context) => {
         const event = await context.services.directReads.findUnique(context.prisma.event, 'Event', { ...query, where: { id: String(args.id) } });
-        if (!event) throw new AppError('not_found', `No event with id "${args.id}".`);
+        if (!event) throw notFound('event', String(args.id));
         return event;
       },
     }),
@@ -312,7 +312,7 @@ builder.queryFields((t) => {
       args: { id: t.arg.id({ required: true }) },
       resolve: async (query, _root, args, context) => {
         const attraction = await context.services.directReads.findUnique(context.prisma.attraction, 'Attraction', { ...query, where: { id: String(args.id) } });
-        if (!attraction) throw new AppError('not_found', `No attraction with id "${args.id}".`);
+        if (!attraction) throw notFound('attraction', String(args.id));
         return attraction;
       },
     }),
@@ -329,7 +329,7 @@ builder.queryFields((t) => {
       args: { idOrSlug: t.arg.string({ required: true }) },
       resolve: async (query, _root, args, context) => {
         const category = await context.prisma.category.findFirst({ ...query, where: { OR: [{ id: args.idOrSlug }, { slug: args.idOrSlug }] } });
-        if (!category) throw new AppError('not_found', `No category "${args.idOrSlug}".`);
+        if (!category) throw new AppError('not_found', `No category "${echoed(args.idOrSlug)}".`);
         return category;
       },
     }),

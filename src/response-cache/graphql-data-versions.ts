@@ -8,6 +8,7 @@ import {
   type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLNamedType,
+  type OperationDefinitionNode,
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
@@ -81,6 +82,12 @@ function collectNested(
   }
 }
 
+/** Whether the operation gives the variable a default: the argument is then set whether the request sets the variable or not. */
+const hasDefault = (operation: OperationDefinitionNode, variable: string) =>
+  operation.variableDefinitions?.some(
+    (definition) => definition.variable.name.value === variable && definition.defaultValue !== undefined && definition.defaultValue.kind !== Kind.NULL,
+  ) ?? false;
+
 /**
  * The data versions an operation's response depends on, or undefined when it cannot be cached: not
  * a query, a root field without a data version, root selections other than plain fields, or a field
@@ -104,7 +111,7 @@ export function dataVersionsOf(schema: GraphQLSchema, document: DocumentNode, op
     for (const argument of selection.arguments ?? []) {
       const argumentVersion = dataVersionOf(field?.args.find((definition) => definition.name === argument.name.value));
       if (!argumentVersion || argument.value.kind === Kind.NULL) continue;
-      if (argument.value.kind !== Kind.VARIABLE) dataVersions.add(argumentVersion);
+      if (argument.value.kind !== Kind.VARIABLE || hasDefault(operation, argument.value.name.value)) dataVersions.add(argumentVersion);
       else whenSet.set(argument.value.name.value, argumentVersion);
     }
   }

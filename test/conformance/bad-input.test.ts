@@ -284,6 +284,26 @@ describe('what an error repeats of a request', () => {
     expectCut(badVariable.body);
   });
 
+  it('is at most 64 characters of an id that names nothing, on every surface', async () => {
+    const id = 'a'.repeat(3_000);
+    for (const path of [`/v1/services/${id}`, `/api/v1/events/${id}`, `/api/v1/attractions/${id}`, `/api/v1/categories/${id}`, `/v1/bookings/${id}`]) {
+      const answer = await call('GET', path);
+      expect(answer.status, path).toBe(404);
+      expectCut(answer.body);
+    }
+    const ids = { id: long };
+    for (const query of [
+      'query ($id: ID!) { service(id: $id) { id } }',
+      'query ($id: ID!) { event(id: $id) { id } }',
+      'query ($id: ID!) { attraction(id: $id) { id } }',
+      'query ($id: String!) { category(idOrSlug: $id) { id } }',
+    ]) {
+      const answer = await call('POST', '/graphql', { query, variables: ids });
+      expect(answer.body.errors[0].extensions.code, query).toBe('not_found');
+      expectCut(answer.body);
+    }
+  });
+
   it('holds no more than 64 characters of a body that is not JSON, in one piece or in several', async () => {
     const query = 'query ($lat: Float, $radius: Float) { events(lat: $lat, lng: -74, radius: $radius, first: 1) { edges { node { id distanceKm } } } }';
     const body = `{"query":${JSON.stringify(query)},"variables":{"lat":40.7,"radius":Infinity}}`;

@@ -154,6 +154,28 @@ describe('available_for on GET /api/v1/attractions', () => {
     await expectSearchMatchesAvailability(4);
   });
 
+  it('a GraphQL answer asked for again moves with the places when the party comes from a variable’s default', async () => {
+    const query = `query Room($party: Int = 1) {
+      attractions(lat: ${here.lat}, lng: ${here.lng}, radius: 20, availableFor: $party, availableFrom: "${from}", availableTo: "${to}", first: 10) {
+        edges { node { id nextSlots { serviceId startTime remaining } } }
+      }
+    }`;
+    const ask = async () => {
+      const answer = await directory('POST', '/graphql', { query });
+      expect(answer.body.errors).toBeUndefined();
+      return answer.body.data.attractions.edges as { node: { nextSlots: { serviceId: string; startTime: string; remaining: number }[] } }[];
+    };
+    const before = await ask();
+    expect(await ask()).toEqual(before);
+    const slot = before[0]!.node.nextSlots[0]!;
+    expect((await booker('POST', '/v1/bookings', { service_id: slot.serviceId, start_time: slot.startTime, customer })).status).toBe(201);
+    const after = await ask();
+    expect(after).not.toEqual(before);
+    expect(after.flatMap((edge) => edge.node.nextSlots).find((next) => next.serviceId === slot.serviceId && next.startTime === slot.startTime)?.remaining ?? 0).toBe(
+      slot.remaining - 1,
+    );
+  });
+
   it('is neither dated nor kept over HTTP, since a booking dates no record: only its ETag revalidates it', async () => {
     const first = places[0]!;
     const before = await search(1, '&fields=id,next_slots');
