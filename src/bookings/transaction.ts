@@ -75,14 +75,17 @@ export function bookingLogEvent(booking: Booking, type: BookingEventType, detail
 export async function inBookingTransaction<T>(context: TransactionScope, work: (tx: Tx, now: Date, record: ChangeRecord) => Promise<T>): Promise<T> {
   const now = context.services.clock();
   for (let attempt = 1; ; attempt++) {
+    const places = new Set<string>();
+    const accounts = new Set<string>();
     try {
-      const places = new Set<string>();
       const { value, logged } = await context.prisma.$transaction(async (tx) => {
         const pending: LogEventInput[] = [];
         // An attempt run again after a conflict notes its services afresh.
         places.clear();
+        accounts.clear();
         const value = await work(tx, now, { log: (event) => pending.push(event), placesMoved: (serviceId) => places.add(serviceId) });
-        for (const accountId of [...new Set(pending.map((event) => event.accountId))].sort()) await lockAccountLog(tx, accountId);
+        for (const event of pending) accounts.add(event.accountId);
+        for (const accountId of [...accounts].sort()) await lockAccountLog(tx, accountId);
         const logged: BookingEvent[] = [];
         for (const event of pending) logged.push(await appendLogEvent(tx, event, now));
         if (places.size) await bumpAvailability(tx, [...places]);
@@ -94,9 +97,27 @@ export async function inBookingTransaction<T>(context: TransactionScope, work: (
     } catch (error) {
       const failure = loadFailure(error);
       if (failure === 'conflict' && attempt < maxAttempts) continue;
+      // Refused by the work itself, nothing was written; otherwise the commit may have landed with its answer lost.
+      if (!(error instanceof AppError) && failure !== 'conflict') announceWhatMayHaveCommitted(context, places, accounts);
       if (failure) throw new AppError('service_unavailable', 'Bookings are busy; retry in a moment.', { headers: { 'retry-after': '1' } });
       throw error;
     }
+  }
+}
+
+/**
+ * Announces a transaction whose outcome is unknown (its COMMIT sent, its answer lost): a spare notice
+ * costs subscribers one read, a missing one leaves them stale until the next change. Places are
+ * announced at once; the log's newest events are read apart, within the statement deadline, and
+ * announced when the read answers (never awaited: the request's answer is the failure).
+ */
+function announceWhatMayHaveCommitted(context: TransactionScope, places: ReadonlySet<string>, accounts: ReadonlySet<string>): void {
+  for (const serviceId of places) context.services.availabilityBus.publish(serviceId);
+  for (const accountId of accounts) {
+    context.prisma.bookingEvent
+      .findFirst({ where: { accountId }, orderBy: { seq: 'desc' }, select: { id: true, seq: true } })
+      .then((newest) => newest && context.services.bookingEventBus.publish(accountId, { eventId: newest.id, seq: String(newest.seq) }))
+      .catch(() => undefined);
   }
 }
 

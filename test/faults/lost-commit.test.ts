@@ -1,0 +1,82 @@
+import type { Socket } from 'node:net';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unansweredGraceMs } from '../../src/db/connection.js';
+import { openService } from '../support/bookable.js';
+import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
+import { openFeed, type AvailabilityFeed } from '../support/live-availability.js';
+import { subscriptionsActive } from '../support/metrics.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { requireService } from '../support/services.js';
+import { startFaultProxy, type FaultProxy } from './proxy.js';
+import { answersWithin, slowMachineMarginMs } from './timing.js';
+
+const postgresUrl = await requireService('postgres');
+const deadlines = { DATABASE_CONNECT_TIMEOUT_MS: 1000, DATABASE_STATEMENT_TIMEOUT_MS: 1000 };
+
+/**
+ * A commit that lands while its answer is lost: the session that sends COMMIT hears nothing back
+ * (its replies are held), every other session works. The client is told 503; the booking is in.
+ */
+describe.skipIf(!postgresUrl)('a booking whose COMMIT landed but whose answer was lost', () => {
+  let proxy: FaultProxy;
+  let server: TestServer;
+  let call: ApiCall;
+  let serviceId: string;
+  let key: string;
+  let armed = false;
+  const held: Socket[] = [];
+  let feed: AvailabilityFeed | undefined;
+  let logClient: Client | undefined;
+
+  beforeAll(async () => {
+    proxy = await startFaultProxy(postgresUrl!, (client) => {
+      client.on('data', (chunk: Buffer) => {
+        if (!armed || !chunk.includes('COMMIT')) return;
+        armed = false;
+        // What PostgreSQL answers to this session is written to the client no more.
+        client.cork();
+        held.push(client);
+      });
+    });
+    server = await startTestServer({ seed: true, postgresUrl: proxy.url, config: { ...deadlines, REDIS_URL: undefined } });
+    ({ key } = await server.createKey());
+    call = apiClient(server.url, key);
+    serviceId = await openService(server.prisma, { capacity: 4 });
+  });
+  afterAll(async () => {
+    feed?.close();
+    await logClient?.dispose();
+    for (const socket of held) socket.destroy();
+    await server?.close();
+    await proxy?.close();
+  });
+
+  it('is still announced: live availability sends the slot it changed, and the log subscription its event', async () => {
+    const streamsBefore = await subscriptionsActive(server.url);
+    logClient = createClient({ url: `${server.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${key}` } });
+    const logged: string[] = [];
+    logClient.subscribe<{ bookingEvents: { event: string; booking: { id: string } } }>(
+      { query: 'subscription { bookingEvents { event booking { id } } }' },
+      { next: ({ data }) => data && logged.push(data.bookingEvents.event), error: () => undefined, complete: () => undefined },
+    );
+    await expect.poll(() => subscriptionsActive(server.url), { timeout: 10_000 }).toBe(streamsBefore + 1);
+    const day = futureSlot(40).slice(0, 10);
+    const slotsOfDay = (await call('GET', `/v1/services/${serviceId}/availability?start_date=${day}&end_date=${day}`)).body.data as unknown[];
+    feed = await openFeed('graphql-ws', { baseUrl: server.url, credential: key, serviceId, startDate: day, endDate: day, timeoutMs: 10_000 });
+    await feed.take(slotsOfDay.length);
+
+    armed = true;
+    const start = futureSlot(40, 18);
+    const booking = await answersWithin(deadlines.DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs + slowMachineMarginMs, () =>
+      call('POST', '/v1/bookings', { service_id: serviceId, start_time: start, party_size: 3, customer: { name: 'Lost', email: 'lost@example.com' } }),
+    );
+    expect(held).toHaveLength(1);
+    expect(booking.status).toBe(503);
+    expect(await server.prisma.booking.count({ where: { serviceId } })).toBe(1);
+    const changed = await feed.next();
+    expect([changed.startTime, changed.remaining]).toEqual([start, 1]);
+    await expect.poll(() => logged, { timeout: 10_000 }).toEqual(['booking.created']);
+  });
+});
