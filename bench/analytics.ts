@@ -121,7 +121,7 @@ async function measureRecordingWork(): Promise<{ nanosecondsPerRecord: number; f
     for (let index = 0; index < 50; index++) {
       keyIds.push((await createApiKey(prisma, createSecretBox(randomSecretsKey()), { accountId: account.id, plan: 'pro', scopes: ['directory:read'] })).record.id);
     }
-    const recorder = createUsageRecorder({ prisma, logger: pino({ level: 'silent' }), clock: () => new Date(), flushMs: 60_000 });
+    const recorder = createUsageRecorder({ prisma, logger: pino({ level: 'silent' }), clock: () => new Date(), flushMs: 60_000, stopDeadlineMs: 10_000 });
     const routes = Array.from({ length: 20 }, (_, index) => `GET /v1/route${index}`);
     const calls = 1_000_000;
     const started = process.cpuUsage();

@@ -6,7 +6,7 @@ import { trackOpenConnections } from './access/revocation.js';
 import { evaluateAlertRules } from './analytics/alerts.js';
 import { createUsageRecorder } from './analytics/recorder.js';
 import { ConfigurationError, type Config } from './config.js';
-import type { Database } from './db/connection.js';
+import { unansweredGraceMs, type Database } from './db/connection.js';
 import { createAnnouncements } from './events/bus.js';
 import { fastPathNames, fastPaths } from './fast-paths.js';
 import { attemptOptionsOf, createDeliveryWorker } from './events/webhooks/worker.js';
@@ -120,6 +120,7 @@ export function createApp(options: AppOptions): App {
         logger,
         clock: services.clock,
         flushMs: config.ANALYTICS_FLUSH_MS,
+        stopDeadlineMs: config.DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs,
         afterFlush: (buckets) => evaluateAlertRules(database.prisma, announcements.usageAlerts, buckets, services.clock()),
       })
     : undefined;

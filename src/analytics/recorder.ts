@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { Clock } from '../shared/clock.js';
+import { settleWithin } from '../shared/deadline.js';
 
 /** Route of every GraphQL request that ran no named operation (refused, anonymous, or named over the length). */
 export const otherGraphQLRoute = 'graphql:other';
@@ -43,6 +45,8 @@ export interface RecorderOptions {
   flushMs: number;
   /** Runs after each successful flush with the buckets it wrote (alert rules look at them). */
   afterFlush?: (buckets: FlushedBucket[]) => Promise<void>;
+  /** How long stop() waits for the last flush, the one under way included: a statement's deadline. */
+  stopDeadlineMs: number;
 }
 
 const minuteMs = 60_000;
@@ -60,12 +64,26 @@ export function statusClassOf(status: number): string {
   return statusClasses[Math.floor(status / 100)] ?? 'other';
 }
 
+/** A batch of buckets flushed as one, under an id of its own, and sent again as it was until it lands. */
+interface Batch {
+  id: string;
+  /** By (key, minute, route, status class), as pending buckets are. */
+  buckets: Map<string, FlushedBucket>;
+  /** Sent at least once: it may have landed with its answer lost, so nothing more may join it. */
+  sent: boolean;
+}
+
 /**
- * Additive, so several instances (or a retried flush after a failure) add into the same rows.
- * Keys deleted meanwhile are skipped by the join instead of failing the whole batch.
+ * Additive, so several instances add into the same rows, and once per batch: the batch's id is
+ * claimed in the same statement, so a batch sent again after a lost answer adds nothing the second
+ * time. Claims older than a day are pruned as it goes. Keys deleted meanwhile are skipped by the
+ * join instead of failing the whole batch.
  */
-function upsertStatement(buckets: FlushedBucket[]) {
+function upsertStatement(batch: Batch) {
+  const buckets = [...batch.buckets.values()];
   return Prisma.sql`
+    WITH claimed AS (INSERT INTO usage_flushes (id) VALUES (${batch.id}) ON CONFLICT (id) DO NOTHING RETURNING id),
+         pruned AS (DELETE FROM usage_flushes WHERE flushed_at < now() - interval '1 day')
     INSERT INTO usage_buckets (api_key_id, minute, route, status_class, requests, total_latency_ms, bytes)
     SELECT u.api_key_id, to_timestamp(u.minute_epoch) AT TIME ZONE 'UTC', u.route, u.status_class, u.requests, u.total_latency_ms, u.bytes
     FROM unnest(
@@ -78,10 +96,17 @@ function upsertStatement(buckets: FlushedBucket[]) {
       ${buckets.map((bucket) => bucket.bytes)}::int8[]
     ) AS u(api_key_id, minute_epoch, route, status_class, requests, total_latency_ms, bytes)
     JOIN api_keys k ON k.id = u.api_key_id
+    WHERE EXISTS (SELECT 1 FROM claimed)
     ON CONFLICT (api_key_id, minute, route, status_class) DO UPDATE SET
       requests = usage_buckets.requests + excluded.requests,
       total_latency_ms = usage_buckets.total_latency_ms + excluded.total_latency_ms,
       bytes = usage_buckets.bytes + excluded.bytes`;
+}
+
+function addTotals(into: FlushedBucket, totals: Pick<FlushedBucket, 'requests' | 'totalLatencyMs' | 'bytes'>): void {
+  into.requests += totals.requests;
+  into.totalLatencyMs += totals.totalLatencyMs;
+  into.bytes += totals.bytes;
 }
 
 /** Aggregates usage in memory per (key, minute, route, status class) and flushes it in batches. */
@@ -118,31 +143,50 @@ export function createUsageRecorder(options: RecorderOptions): UsageRecorder {
       pending.set(key, { apiKeyId, minute: new Date(minute), route, statusClass, requests, totalLatencyMs, bytes });
       return;
     }
-    existing.requests += totals.requests;
-    existing.totalLatencyMs += totals.totalLatencyMs;
-    existing.bytes += totals.bytes;
+    addTotals(existing, totals);
+  }
+
+  /** Batches not known to have landed, oldest first: each is sent again as it was, never merged with another once sent. */
+  const unsent: Batch[] = [];
+  /** Flushes running or waiting: the timer starts none while one is (a database that hangs would queue one per tick). */
+  let flushesUnderWay = 0;
+
+  function batchPending(): void {
+    if (pending.size === 0) return;
+    const newest = unsent.at(-1);
+    // A batch never sent takes more in; one sent may have landed, and is kept as it was.
+    if (newest && !newest.sent) {
+      for (const [key, bucket] of pending) {
+        const same = newest.buckets.get(key);
+        if (same) addTotals(same, bucket);
+        else newest.buckets.set(key, bucket);
+      }
+    } else unsent.push({ id: randomUUID(), buckets: pending, sent: false });
+    pending = new Map();
   }
 
   async function writePending() {
-    if (pending.size === 0) return;
-    const buckets = [...pending.values()];
-    pending = new Map();
-    try {
-      await prisma.$executeRaw(upsertStatement(buckets));
-    } catch (error) {
-      // Keep the counts for the next flush rather than lose them.
-      for (const bucket of buckets) add(bucket.apiKeyId, bucket.minute.getTime(), bucket.route, bucket.statusClass, bucket);
-      logger.warn({ err: error, buckets: buckets.length }, 'usage flush failed; retrying on the next flush');
-      return;
-    }
-    if (options.afterFlush) {
-      await options.afterFlush(buckets).catch((error: unknown) => logger.error({ err: error }, 'usage alert evaluation failed'));
+    batchPending();
+    for (let batch = unsent[0]; batch; batch = unsent[0]) {
+      batch.sent = true;
+      try {
+        await prisma.$executeRaw(upsertStatement(batch));
+      } catch (error) {
+        // Kept, and sent again with the next flush: added once whether or not this one landed.
+        logger.warn({ err: error, buckets: batch.buckets.size }, 'usage flush failed; retrying on the next flush');
+        return;
+      }
+      unsent.shift();
+      if (options.afterFlush) {
+        await options.afterFlush([...batch.buckets.values()]).catch((error: unknown) => logger.error({ err: error }, 'usage alert evaluation failed'));
+      }
     }
   }
 
   function flush(): Promise<void> {
     // One flush at a time: a second waits for the first, then writes what came in meanwhile.
-    flushing = flushing.then(writePending);
+    flushesUnderWay++;
+    flushing = flushing.then(writePending).finally(() => flushesUnderWay--);
     return flushing;
   }
 
@@ -158,13 +202,18 @@ export function createUsageRecorder(options: RecorderOptions): UsageRecorder {
     },
     flush,
     start() {
-      timer ??= setInterval(() => void flush(), options.flushMs);
+      timer ??= setInterval(() => {
+        if (flushesUnderWay === 0) void flush();
+      }, options.flushMs);
       timer.unref();
     },
     async stop() {
       clearInterval(timer);
       timer = undefined;
-      await flush();
+      // One deadline for the flush under way and the last one together: a database that hangs delays no shutdown for longer.
+      await settleWithin(flush(), options.stopDeadlineMs, () => {
+        logger.warn({ batches: unsent.length }, `usage not flushed within ${options.stopDeadlineMs} ms of stopping; its counts are lost`);
+      });
     },
   };
 }

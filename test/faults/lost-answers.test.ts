@@ -80,3 +80,56 @@ describe.skipIf(!postgresUrl)('a booking whose COMMIT landed but whose answer wa
     await expect.poll(() => logged, { timeout: 10_000 }).toEqual(['booking.created']);
   });
 });
+
+/** Requests of one key on one route, as usage_buckets holds them. */
+async function requestsCounted(server: TestServer, keyId: string, route: string): Promise<number> {
+  const rows = await server.prisma.usageBucket.findMany({ where: { apiKeyId: keyId, route } });
+  return rows.reduce((sum, row) => sum + row.requests, 0);
+}
+
+describe.skipIf(!postgresUrl)('usage flushes under a database that stops answering', () => {
+  let proxy: FaultProxy;
+  let server: TestServer;
+  let armed = false;
+  const held: Socket[] = [];
+
+  beforeAll(async () => {
+    proxy = await startFaultProxy(postgresUrl!, (client) => {
+      client.on('data', (chunk: Buffer) => {
+        if (!armed || !chunk.includes('usage_buckets')) return;
+        armed = false;
+        client.cork();
+        held.push(client);
+      });
+    });
+    server = await startTestServer({ postgresUrl: proxy.url, config: { ...deadlines, REDIS_URL: undefined, ANALYTICS_FLUSH_MS: 100 } });
+  });
+  afterAll(async () => {
+    proxy?.restore();
+    for (const socket of held) socket.destroy();
+    await server?.database.close();
+    await proxy?.close();
+  });
+
+  it('adds a flush that landed with its answer lost once, though it is sent again', async () => {
+    const { key, keyId } = await server.createKey();
+    const call = apiClient(server.url, key);
+    armed = true;
+    for (let index = 0; index < 11; index++) expect((await call('GET', '/v1/services?limit=1')).status).toBe(200);
+    await expect.poll(() => held.length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => requestsCounted(server, keyId, 'GET /v1/services'), { timeout: 20_000 }).toBe(11);
+    // Flushes go out oldest first: once a later request is counted, the lost one was sent again before it.
+    expect((await call('GET', '/v1/bookings?limit=1')).status).toBe(200);
+    await expect.poll(() => requestsCounted(server, keyId, 'GET /v1/bookings'), { timeout: 20_000 }).toBe(1);
+    expect(await requestsCounted(server, keyId, 'GET /v1/services')).toBe(11);
+  });
+
+  it('stops within its deadlines when the database hangs, however many flush ticks passed meanwhile', async () => {
+    const call = apiClient(server.url, (await server.createKey()).key);
+    expect((await call('GET', '/v1/services?limit=1')).status).toBe(200);
+    proxy.freeze();
+    // Twenty ticks of the flush timer while every flush waits out its deadline.
+    await new Promise((resolve) => setTimeout(resolve, 20 * 100));
+    await answersWithin(2 * (deadlines.DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs) + slowMachineMarginMs, () => server.app.close());
+  });
+});
