@@ -276,8 +276,9 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
       }),
     };
     const failed = (error: unknown) => {
-      const problem = error instanceof AppError ? error : databaseUnavailable(error);
-      if (!problem) context.services.logger.error({ err: error, request_id: context.requestId }, 'event stream failed');
+      // A refusal of the operation (the database unavailable to a read it runs for a notice) comes as a GraphQL error.
+      const problem = error instanceof AppError ? error : error instanceof GraphQLError ? problemOf(stream, error) : databaseUnavailable(error);
+      if (!problem || problem.code === 'internal_error') context.services.logger.error({ err: error, request_id: context.requestId }, 'event stream failed');
       const sent = problem ?? new AppError('internal_error', 'Something went wrong on our side.');
       return `event: error\ndata: ${JSON.stringify(problemFor(sent, context.requestId))}\n\n`;
     };
