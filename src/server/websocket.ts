@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
-import { CloseCode } from 'graphql-ws';
+import { CloseCode, type Context as SocketContext, type SubscribePayload } from 'graphql-ws';
+import { isAsyncIterable } from 'graphql-yoga';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -51,7 +52,52 @@ type SocketExtra = Extra & {
   subscriptions?: Map<string, () => Promise<void>>;
   /** Set when the socket has closed: subscribes still being admitted then take no slot. */
   closed?: boolean;
+  /** Ids whose operation is under way, from its subscribe message until its result is sent or its stream ends. */
+  operations?: Set<string>;
+  /** Subscriptions admitted on the socket so far: each takes its quota place under a holder of its own. */
+  subscriptionsAdmitted?: number;
 };
+
+/** What onConnect sets on a socket's extra. */
+type SocketSetup = { admission: Admission; requestId: string };
+
+/** The root value of an operation a socket runs: how to run it, and what to call once it has ended. */
+interface OperationRoot {
+  execute: Enveloped['execute'];
+  subscribe: Enveloped['subscribe'];
+  ended(): void;
+}
+
+/**
+ * `stream`, calling `ended` once it ends: run out, failed, or returned by its consumer. A generator
+ * (next, return, throw), since graphql-ws ends on complete and on close only the streams that are.
+ */
+function endedWith<T>(stream: AsyncIterable<T>, ended: () => void): AsyncGenerator<T> {
+  const iterator = stream[Symbol.asyncIterator]();
+  const generator: AsyncGenerator<T> = {
+    async next() {
+      try {
+        const next = await iterator.next();
+        if (next.done) ended();
+        return next;
+      } catch (error) {
+        ended();
+        throw error;
+      }
+    },
+    async return(value?: unknown) {
+      ended();
+      return ((await iterator.return?.(value)) ?? { done: true, value: undefined }) as IteratorResult<T>;
+    },
+    async throw(error?: unknown) {
+      ended();
+      if (iterator.throw) return iterator.throw(error);
+      throw error;
+    },
+    [Symbol.asyncIterator]: () => generator,
+  };
+  return generator;
+}
 
 /** What a subscribe still being admitted when its socket closed (or its client completed it) answers; the client is no longer listening. */
 const subscriptionGone = () => new GraphQLError('The subscription ended before it started.');
@@ -106,7 +152,8 @@ export function attachGraphQLWebSocket(
     const open = (extra.subscriptions ??= new Map());
     if (open.size >= subscriptionLimits.perSocket) return [tooManySubscriptions(`A socket carries at most ${subscriptionLimits.perSocket} subscriptions.`)];
     const subject = quotaSubjectOf(extra.admission!);
-    const holder = `${extra.requestId}:${id}`;
+    extra.subscriptionsAdmitted = (extra.subscriptionsAdmitted ?? 0) + 1;
+    const holder = `${extra.requestId}:${extra.subscriptionsAdmitted}`;
     const release = () => quota.release(subject, holder);
     // Held before the wait, so concurrent subscribes on this socket cannot pass the socket's limit together.
     open.set(id, release);
@@ -129,7 +176,7 @@ export function attachGraphQLWebSocket(
   // The ws server re-emits the HTTP server's errors (EADDRINUSE); listen() already reports those.
   webSocketServer.on('error', () => undefined);
 
-  const disposable = useServer<Record<string, unknown> | undefined, { admission: Admission; requestId: string }>(
+  const disposable = useServer<Record<string, unknown> | undefined, SocketSetup>(
     {
       onConnect: async (ctx) => {
         const extra = ctx.extra as SocketExtra;
@@ -178,77 +225,21 @@ export function attachGraphQLWebSocket(
         }
       },
       onSubscribe: async (ctx, id, payload) => {
-        try {
-          const extra = ctx.extra as SocketExtra;
-          const { principal } = extra.admission!;
-          // Analytics count each operation start once.
-          const recordStart = (status: number, route?: string) => recordUsage(principal, status, route);
-          if (principal) {
-            try {
-              await gate.meter(extra.admission!);
-              // Revoked, rotated or expired since the socket opened (announced or not): the socket closes with 4403 and nothing runs.
-              if (!(await openConnections.stillValid(principal))) throw unauthenticated('The credential is no longer valid.');
-            } catch (error) {
-              if (error instanceof AppError) {
-                recordStart(error.status);
-                return [maskSocketError(error)];
-              }
-              throw error;
-            }
-          }
-          const enveloped: Enveloped = yoga.getEnveloped({
-            ...ctx,
-            req: extra.request,
-            socket: extra.socket,
-            params: payload,
-            admission: extra.admission!,
-            requestId: extra.requestId!,
-            // Taken in openSubscription below, so a refusal is an `error` message for the operation.
-            subscriptionSlotHeld: true,
-          });
-          const paramsRefused = paramsRefusal(payload);
-          if (paramsRefused) {
-            recordStart(400);
-            return [paramsRefused];
-          }
-          let document;
-          try {
-            document = enveloped.parse(payload.query);
-          } catch (error) {
-            // A syntax error (or a document over the token limit) fails this operation, not the socket.
-            if (!(error instanceof GraphQLError)) throw error;
-            recordStart(400);
-            return [maskSocketError(error)];
-          }
-          const errors = enveloped.validate(enveloped.schema, document);
-          if (errors.length > 0) {
-            recordStart(400);
-            return errors.map((error: GraphQLError) => maskSocketError(error));
-          }
-          const operation = getOperationAST(document, payload.operationName);
-          if (operation?.operation === 'subscription') {
-            const refusal = await openSubscription(extra, id);
-            if (refusal) {
-              recordStart(429);
-              return refusal;
-            }
-          }
-          recordStart(200, graphqlRouteOf(operation?.name?.value));
-          const args: ExecutionArgs = {
-            schema: enveloped.schema,
-            operationName: payload.operationName ?? null,
-            document,
-            variableValues: payload.variables ?? null,
-            contextValue: await enveloped.contextFactory(),
-            rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
-          };
-          return args;
-        } catch (error) {
-          // Our failure: this operation answers internal_error (or service_unavailable) and the socket goes on.
-          const extra = ctx.extra as SocketExtra;
-          options.logger.error({ err: error, request_id: extra.requestId }, 'graphql-ws operation failed');
-          return [maskSocketError(databaseUnavailable(error) ?? error, extra.requestId)];
+        const extra = ctx.extra as SocketExtra;
+        const operations = (extra.operations ??= new Set());
+        // graphql-ws forgets an id completed while its operation is still starting, so a second
+        // subscribe with it would leave the first running, unseen and uncounted: refused as the
+        // protocol refuses an id in use.
+        if (operations.has(id)) {
+          const reason = `Subscriber for ${id.slice(0, 64)} already exists`;
+          extra.socket.close(CloseCode.SubscriberAlreadyExists, reason);
+          return [new GraphQLError(reason)];
         }
+        operations.add(id);
+        const admitted = await admitOperation(ctx, id, payload);
+        // Refused: nothing runs under the id.
+        if (Array.isArray(admitted)) operations.delete(id);
+        return admitted;
       },
       onComplete: (ctx, id) => closeSubscription(ctx.extra as SocketExtra, id),
       onClose: (ctx) => {
@@ -256,11 +247,100 @@ export function attachGraphQLWebSocket(
         extra.closed = true;
         for (const id of [...(extra.subscriptions?.keys() ?? [])]) closeSubscription(extra, id);
       },
-      execute: (args) => (args.rootValue as Pick<Enveloped, 'execute'>).execute(args),
-      subscribe: (args) => (args.rootValue as Pick<Enveloped, 'subscribe'>).subscribe(args),
+      execute: (args) => {
+        const root = args.rootValue as OperationRoot;
+        return Promise.resolve(root.execute(args)).finally(root.ended);
+      },
+      subscribe: async (args) => {
+        const root = args.rootValue as OperationRoot;
+        try {
+          const result = await root.subscribe(args);
+          if (isAsyncIterable(result)) return endedWith(result, root.ended);
+          root.ended();
+          return result;
+        } catch (error) {
+          root.ended();
+          throw error;
+        }
+      },
     },
     webSocketServer,
   );
+
+  /** Admits one operation of a socket: its execution arguments, or the errors it is refused with. */
+  async function admitOperation(ctx: SocketContext<Record<string, unknown> | undefined, Extra & Partial<SocketSetup>>, id: string, payload: SubscribePayload) {
+    try {
+      const extra = ctx.extra as SocketExtra;
+      const { principal } = extra.admission!;
+      // Analytics count each operation start once.
+      const recordStart = (status: number, route?: string) => recordUsage(principal, status, route);
+      if (principal) {
+        try {
+          await gate.meter(extra.admission!);
+          // Revoked, rotated or expired since the socket opened (announced or not): the socket closes with 4403 and nothing runs.
+          if (!(await openConnections.stillValid(principal))) throw unauthenticated('The credential is no longer valid.');
+        } catch (error) {
+          if (error instanceof AppError) {
+            recordStart(error.status);
+            return [maskSocketError(error)];
+          }
+          throw error;
+        }
+      }
+      const enveloped: Enveloped = yoga.getEnveloped({
+        ...ctx,
+        req: extra.request,
+        socket: extra.socket,
+        params: payload,
+        admission: extra.admission!,
+        requestId: extra.requestId!,
+        // Taken in openSubscription below, so a refusal is an `error` message for the operation.
+        subscriptionSlotHeld: true,
+      });
+      const paramsRefused = paramsRefusal(payload);
+      if (paramsRefused) {
+        recordStart(400);
+        return [paramsRefused];
+      }
+      let document;
+      try {
+        document = enveloped.parse(payload.query);
+      } catch (error) {
+        // A syntax error (or a document over the token limit) fails this operation, not the socket.
+        if (!(error instanceof GraphQLError)) throw error;
+        recordStart(400);
+        return [maskSocketError(error)];
+      }
+      const errors = enveloped.validate(enveloped.schema, document);
+      if (errors.length > 0) {
+        recordStart(400);
+        return errors.map((error: GraphQLError) => maskSocketError(error));
+      }
+      const operation = getOperationAST(document, payload.operationName);
+      if (operation?.operation === 'subscription') {
+        const refusal = await openSubscription(extra, id);
+        if (refusal) {
+          recordStart(429);
+          return refusal;
+        }
+      }
+      recordStart(200, graphqlRouteOf(operation?.name?.value));
+      const args: ExecutionArgs = {
+        schema: enveloped.schema,
+        operationName: payload.operationName ?? null,
+        document,
+        variableValues: payload.variables ?? null,
+        contextValue: await enveloped.contextFactory(),
+        rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe, ended: () => extra.operations?.delete(id) } satisfies OperationRoot,
+      };
+      return args;
+    } catch (error) {
+      // Our failure: this operation answers internal_error (or service_unavailable) and the socket goes on.
+      const extra = ctx.extra as SocketExtra;
+      options.logger.error({ err: error, request_id: extra.requestId }, 'graphql-ws operation failed');
+      return [maskSocketError(databaseUnavailable(error) ?? error, extra.requestId)];
+    }
+  }
 
   return {
     async close() {

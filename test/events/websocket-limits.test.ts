@@ -175,6 +175,34 @@ describe('graphql-ws limits', () => {
     await expect.poll(() => subscriptionsActive(server.url)).toBe(before);
   });
 
+  it('ends every stream of a socket that reuses an id while its first operation is still starting, and counts none of them after', async () => {
+    const before = await subscriptionsActive(server.url);
+    const closes: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const socket = new WebSocket(`${server.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+      await new Promise((resolve) => socket.once('open', resolve));
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${key}` } }));
+      await new Promise<void>((resolve) => socket.on('message', (data) => JSON.parse(String(data)).type === 'connection_ack' && resolve()));
+      const subscribe = (id: string) => JSON.stringify({ id, type: 'subscribe', payload: { query: 'subscription { bookingEvents { id } }' } });
+      // Sent back to back: the second subscribe of an id comes while the first is still being admitted.
+      for (let index = 0; index < 50; index++) {
+        const id = `x${index}`;
+        socket.send(subscribe(id));
+        socket.send(JSON.stringify({ id, type: 'complete' }));
+        socket.send(subscribe(id));
+      }
+      const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+      // What the server answers to the burst has been sent once a ping sent after it is answered.
+      socket.send(JSON.stringify({ type: 'ping' }));
+      await Promise.race([closed, new Promise((resolve) => socket.on('message', (data) => JSON.parse(String(data)).type === 'pong' && resolve(undefined)))]);
+      socket.close();
+      closes.push(await closed);
+    }
+    await expect.poll(() => subscriptionsActive(server.url), { timeout: 10_000 }).toBe(before);
+    // The reused id closes the socket, as the protocol closes one that reuses an id in use.
+    expect(closes).toEqual([4409, 4409, 4409, 4409]);
+  });
+
   it(`refuses the subscription past ${subscriptionLimits.perCredential} of one key across sockets`, async () => {
     const { key: ownKey } = await server.createKey({ scopes: ['bookings:read'], promo: true });
     const refusals: string[] = [];
