@@ -70,3 +70,10 @@ export const isOperationRoute = (route: RestRoute): route is OperationRoute => '
 
 /** Where a route's new records are read: its own path, or the collection it names. */
 export const recordsPath = (route: OperationRoute, path: string): string => (typeof route.location === 'string' ? route.location : path.replace(/\/$/, ''));
+
+/**
+ * Whether the route is a PATCH of a path a GET reads: its 200 is the resource as it now is, that
+ * GET's representation, and carries that GET's ETag, so the next conditional change needs no read first.
+ */
+export const answersWithValidator = (route: RestRoute, routes: readonly RestRoute[]): boolean =>
+  route.method === 'PATCH' && routes.some((other) => other.method === 'GET' && other.path === route.path);

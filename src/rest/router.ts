@@ -18,7 +18,7 @@ import { writeFetchResponse } from '../server/fetch-response.js';
 import { problemFor } from '../server/problem.js';
 import { entityTag, isNotModified } from './conditional.js';
 import { compileOperationRoute, type CompiledOperationRoute } from './operation-route.js';
-import { isOperationRoute, recordsPath, type HttpMethod, type RestRoute } from './route.js';
+import { answersWithValidator, isOperationRoute, recordsPath, type HttpMethod, type RestRoute } from './route.js';
 
 interface OperationArgs {
   schema: typeof schema;
@@ -230,6 +230,7 @@ export interface RestRouter {
  */
 export function createRestRouter(routes: RestRoute[], responseCache: ResponseCache | undefined, openConnections?: Pick<OpenConnections, 'hold'>): RestRouter {
   const matchables = routes.map(matchable);
+  const validatedChanges = new Set(routes.filter((route) => answersWithValidator(route, routes)));
 
   const operationArgs = (compiled: CompiledOperationRoute, variables: Record<string, unknown>, contextValue: unknown): OperationArgs => ({
     schema,
@@ -358,7 +359,9 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
         return true;
       }
       for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
-      writeJson(request, response, answer.status, JSON.stringify(answer.body));
+      const payload = JSON.stringify(answer.body);
+      if (answer.status === 200 && validatedChanges.has(route)) response.setHeader('etag', entityTag(payload));
+      writeJson(request, response, answer.status, payload);
       return true;
     },
 

@@ -41,6 +41,18 @@ describe('If-Match on PATCH and DELETE /v1/bookings/{id}', () => {
     expect(await etagOf(id)).not.toBe(tag);
   });
 
+  it('answers a PATCH with the ETag a GET then answers, good for the next If-Match', async () => {
+    const id = await book(79);
+    const updated = await call('PATCH', `/v1/bookings/${id}`, { party_size: 2 });
+    expect(updated.status).toBe(200);
+    const tag = updated.headers.get('etag');
+    expect(tag).toBe(await etagOf(id));
+    const again = await call('PATCH', `/v1/bookings/${id}`, { party_size: 3 }, { 'if-match': tag! });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('etag')).not.toBe(tag);
+    expect(again.headers.get('etag')).toBe(await etagOf(id));
+  });
+
   it('refuses a stale ETag with 412 precondition_failed and changes nothing', async () => {
     const id = await book(81);
     const stale = await etagOf(id);

@@ -101,7 +101,9 @@ describe('an endpoint that answers 410 Gone', () => {
     expect([refused.status, refused.body.code]).toEqual([409, 'endpoint_disabled']);
     expect(refused.body.detail).toMatch(/410 Gone/);
     expect((await call('POST', `/v1/webhook_endpoints/${endpoint.body.id}/deliveries/whd_nothing/redeliver`)).status).toBe(404);
-    await call('PATCH', `/v1/webhook_endpoints/${endpoint.body.id}`, { enabled: true });
+    const enabled = await call('PATCH', `/v1/webhook_endpoints/${endpoint.body.id}`, { enabled: true });
+    // The endpoint as it now is, with the ETag its GET answers.
+    expect(enabled.headers.get('etag')).toBe((await call('GET', `/v1/webhook_endpoints/${endpoint.body.id}`)).headers.get('etag'));
     expect((await redeliver()).status).toBe(202);
     await receiver.waitFor(2);
     await receiver.close();

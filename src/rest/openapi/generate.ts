@@ -45,7 +45,7 @@ const methodOrder = ['get', 'post', 'patch', 'delete'];
 export function openApiDocument(schema: GraphQLSchema, routes: readonly RestRoute[], name: DocumentName): JsonSchema {
   const prose = documentProse[name];
   const describer = new Describer(schema);
-  const routeDescriber = new RouteDescriber(describer, schema);
+  const routeDescriber = new RouteDescriber(describer, schema, routes);
   const paths = new Map<string, Record<string, JsonSchema>>();
   const described = new Set<string>();
   for (const route of routes.filter((candidate) => documentOf(candidate.path) === name)) {

@@ -2,7 +2,7 @@ import { getNamedType, isNonNullType, Kind, TypeInfo, visit, visitWithTypeInfo, 
 import { pageSizes } from '../../graphql/argument-checks.js';
 import { statusForCode, type ErrorCode } from '../../shared/errors.js';
 import { compileOperationRoute, type CompiledOperationRoute, type Parameter } from '../operation-route.js';
-import { recordsPath, type DocumentRoute, type OperationRoute } from '../route.js';
+import { answersWithValidator, recordsPath, type DocumentRoute, type OperationRoute, type RestRoute } from '../route.js';
 import { answerKeysOf, type AnswerKey } from '../selection.js';
 import { compareText, ref, type JsonSchema } from './components.js';
 import { sharedProse, type RouteProse } from './prose.js';
@@ -69,6 +69,8 @@ export class RouteDescriber {
   constructor(
     private readonly describer: Describer,
     private readonly schema: GraphQLSchema,
+    /** Every route of the table: what a route answers may depend on the others at its path. */
+    private readonly routes: readonly RestRoute[],
   ) {}
 
   private get components() {
@@ -199,7 +201,7 @@ export class RouteDescriber {
       headers['Cache-Control'] = this.header('Cache-Control');
       if (route.lastModified) headers['Last-Modified'] = this.header('Last-Modified');
       if (compiled.isList) headers['Link'] = this.header('Link');
-    }
+    } else if (answersWithValidator(route, this.routes)) headers['ETag'] = this.header('ETag');
     for (const name of rateLimitHeaders) headers[name] = this.header(name);
     const status = String(route.status ?? 200);
     const content: Record<string, JsonSchema> = { 'application/json': { schema: this.answerSchema(route, compiled) } };
