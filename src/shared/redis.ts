@@ -1,4 +1,4 @@
-import { Redis, type Command } from 'ioredis';
+import { Redis, type Command, type RedisOptions } from 'ioredis';
 import { settleWithin } from './deadline.js';
 import { endSpan, startChildSpan } from '../tracing/tracing.js';
 
@@ -29,6 +29,24 @@ export const redisProbeEveryMs = 1000;
 export const redisSilenceLimitMs = 3000;
 
 /**
+ * A redis:// or rediss:// URL as ioredis' options, read with the WHATWG URL parser: given the URL
+ * itself, ioredis reads it with Node's legacy url.parse(), which Node 24 warns about on every start.
+ * Host, port, user, password (percent-decoded), database (the path) and TLS (rediss:).
+ */
+export function redisOptionsOf(url: string): RedisOptions {
+  const parsed = new URL(url);
+  const database = parsed.pathname.replace(/^\//, '');
+  return {
+    host: parsed.hostname.replace(/^\[|\]$/g, '') || 'localhost',
+    port: parsed.port ? Number(parsed.port) : 6379,
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(database ? { db: Number(database) } : {}),
+    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}
+
+/**
  * ioredis with a deadline per command. Its own `commandTimeout` fires in the timers phase, before
  * the event loop reads the sockets: after the loop was busy for longer than the deadline (a burst of
  * work), a reply already received would count as late. This deadline looks once more after the
@@ -40,7 +58,7 @@ class RedisWithDeadline extends Redis {
     private readonly commandTimeoutMs: number,
   ) {
     // Commands past their deadline were given up on: none is sent again on the next connection.
-    super(url, { maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false, connectTimeout: redisSilenceLimitMs });
+    super({ ...redisOptionsOf(url), maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false, connectTimeout: redisSilenceLimitMs });
   }
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
@@ -81,7 +99,7 @@ class RedisWithDeadline extends Redis {
 export function connectRedis(url: string, options: RedisConnectionOptions): Redis {
   const redis =
     options.commandTimeoutMs === undefined
-      ? new Redis(url, { maxRetriesPerRequest: null, connectTimeout: redisSilenceLimitMs, autoResubscribe: options.autoResubscribe ?? true })
+      ? new Redis({ ...redisOptionsOf(url), maxRetriesPerRequest: null, connectTimeout: redisSilenceLimitMs, autoResubscribe: options.autoResubscribe ?? true })
       : new RedisWithDeadline(url, options.commandTimeoutMs);
   let heardAt = Date.now();
   /** When the oldest PING still unanswered went out; undefined when every one was answered. */

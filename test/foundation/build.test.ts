@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot, startServerProcess, type ServerProcess } from '../access/processes.js';
+import { requireService } from '../support/services.js';
 
 const run = promisify(execFile);
+const redisUrl = await requireService('redis');
 const operatorKey = 'key_buildtest0001.sk_built_bundle_operator_secret';
 let server: ServerProcess;
 
@@ -41,6 +43,18 @@ describe('the bundled server (npm start)', () => {
     const widget = await fetch(`${server.url}/widget.v1.js`);
     expect(widget.status).toBe(200);
     expect(await widget.text()).toContain('widget.v1.js');
+  });
+});
+
+describe.skipIf(!redisUrl)('the bundled server with REDIS_URL', () => {
+  it('starts without a deprecation warning: ioredis, bundled, would read the URL with url.parse, which Node 24 warns about outside node_modules', async () => {
+    const withRedis = await startServerProcess({ DATABASE_URL: 'pglite:memory', SEED_ON_START: 'never', REDIS_URL: redisUrl! }, { built: true });
+    try {
+      expect(withRedis.startupOutput).not.toContain('DeprecationWarning');
+      expect((await fetch(`${withRedis.url}/readyz`)).status).toBe(200);
+    } finally {
+      await withRedis.stop();
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { setTimeout as wait } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { connectRedis, connectRedisSubscriber, redisProbeEveryMs, redisSilenceLimitMs } from '../../src/shared/redis.js';
+import { connectRedis, connectRedisSubscriber, redisOptionsOf, redisProbeEveryMs, redisSilenceLimitMs } from '../../src/shared/redis.js';
 import { startFaultProxy } from '../faults/proxy.js';
 import { requireService } from '../support/services.js';
 
@@ -81,5 +81,21 @@ describe.skipIf(!redisUrl)('a pub/sub subscriber connection', () => {
       publisher.disconnect();
       await proxy.close();
     }
+  });
+});
+
+describe('REDIS_URL as connection options', () => {
+  it('reads host, port, user, password, database and TLS with the WHATWG URL parser', () => {
+    expect(redisOptionsOf('redis://127.0.0.1:6379')).toEqual({ host: '127.0.0.1', port: 6379 });
+    expect(redisOptionsOf('redis://cache.internal')).toEqual({ host: 'cache.internal', port: 6379 });
+    expect(redisOptionsOf('rediss://app:p%40ss%3Aword@cache.internal:6380/5')).toEqual({
+      host: 'cache.internal',
+      port: 6380,
+      username: 'app',
+      password: 'p@ss:word',
+      db: 5,
+      tls: {},
+    });
+    expect(redisOptionsOf('redis://:secret@[::1]:6379/2')).toEqual({ host: '::1', port: 6379, password: 'secret', db: 2 });
   });
 });
