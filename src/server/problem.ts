@@ -29,9 +29,11 @@ export function sendProblem(response: ServerResponse, error: AppError, requestId
     response.destroy();
     return;
   }
-  const body = JSON.stringify(problemFor(error, requestId));
+  const problem = problemFor(error, requestId);
+  const body = JSON.stringify(problem);
   for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
-  response.writeHead(error.status, {
+  // The status line says what the title says (RFC 9110's names: 422 Unprocessable Content, not Node's older Entity).
+  response.writeHead(error.status, problem.title, {
     'content-type': 'application/problem+json',
     'content-length': Buffer.byteLength(body),
   });

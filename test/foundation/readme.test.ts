@@ -61,8 +61,8 @@ const notRun: Array<{ fragment: string; reason: string; block?: true }> = [
   { fragment: '/v1/admin/api_keys/key_…/usage?from=…&to=…', reason: 'needs the operator key of the Operators section, which comes after it, and a range to choose' },
 ];
 
-/** Commands that run until stopped, as in a terminal of their own: started in the background (`curl -N`: an event stream). */
-const runsUntilStopped = [/^node -e /, /^npx hallowgate listen\b/, /^curl -N /];
+/** Commands that run until stopped, as in a terminal of their own: started in the background (`curl -sN`: an event stream). */
+const runsUntilStopped = [/^node -e /, /^npx hallowgate listen\b/, /^curl -s?N /];
 
 /** What the README writes as `…` and where the value comes from: the latest answer that holds one. */
 const fromAnswers: Array<{ placeholder: string; pattern: RegExp }> = [

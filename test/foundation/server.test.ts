@@ -130,6 +130,18 @@ describe('HTTP foundation', () => {
     expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: process.env['TEST_REDIS_URL'] ? 'ok' : 'not_configured' } });
   });
 
+  it("says on a problem's status line what its title says: 422 Unprocessable Content (RFC 9110), 405 Method Not Allowed", async () => {
+    const { key } = await server.createKey();
+    const unprocessable = await rawExchange(
+      server.url,
+      `POST /v1/bookings HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+    );
+    expect(unprocessable).toMatch(/^HTTP\/1\.1 422 Unprocessable Content\r\n/);
+    expect(problemIn(unprocessable)).toMatchObject({ status: 422, title: 'Unprocessable Content' });
+    const notAllowed = await rawExchange(server.url, 'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    expect(notAllowed).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+  });
+
   it('answers the probes and /metrics to GET and HEAD only: 405 with Allow otherwise', async () => {
     for (const path of ['/healthz', '/readyz', '/metrics']) {
       expect((await fetch(`${server.url}${path}`, { method: 'HEAD' })).status, path).toBe(200);
