@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigurationError } from '../config.js';
-import { ConfigError } from '../db/config-error.js';
+import { ConfigError, DatabaseUnreachableError } from '../db/config-error.js';
 import { resolve } from 'node:path';
 import { logEventTypes, type LogEventType } from '../events/kinds.js';
 import { adminRequestFor, eventKinds, list, optionSpec, triggerRequestFor, usage, UsageError, type Options } from './commands.js';
@@ -122,7 +122,7 @@ run(process.argv.slice(2), process.env).then(
       error instanceof SetupError ||
       // A malformed setting (DATABASE_URL among them), or the embedded database held by a server.
       error instanceof ConfigurationError ||
-      error instanceof ConfigError ||
+      (error instanceof ConfigError && !(error instanceof DatabaseUnreachableError)) ||
       (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`hallowgate: ${error instanceof Error ? error.message : String(error)}\n`);
     // Otherwise the command was right but could not be carried out (CommandFailed, or anything unforeseen).

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { deadlineDefaults, type Config } from '../config.js';
 import { fastPaths } from '../fast-paths.js';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { ConfigError } from './config-error.js';
+import { ConfigError, DatabaseUnreachableError } from './config-error.js';
 import { prismaReads, type DirectReads } from './root-reads.js';
 import { createSqlReads } from './sql-reads/reads.js';
 import { lockEmbeddedDatabase } from './embedded-lock.js';
@@ -201,7 +201,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
       try {
         await pool.query('select 1');
       } catch (error) {
-        throw new ConfigError(`cannot reach PostgreSQL at ${describeTarget(config.url)}: ${(error as Error).message}`);
+        throw new DatabaseUnreachableError(`cannot reach PostgreSQL at ${describeTarget(config.url)}: ${(error as Error).message}`);
       }
     },
     close: async () => {

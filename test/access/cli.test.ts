@@ -29,6 +29,18 @@ describe('hallowgate CLI: setup problems', () => {
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^hallowgate: DATABASE_URL must be unset, "pglite:memory" or a postgres:\/\/ URL/)]);
   });
 
+  it('says that PostgreSQL does not answer, and exits 1: the setting may be right and the server down', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const result = await runCli(['keys', 'list'], { DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/hallowgate` });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^hallowgate: cannot reach PostgreSQL at /)]);
+  });
+
   it('prints usage for an unknown command and exits 2', async () => {
     const result = await runCli(['keys', 'explode'], { DATABASE_URL: 'postgres://nowhere/none' });
     expect(result.code).toBe(2);
