@@ -31,12 +31,16 @@ export const redisSilenceLimitMs = 3000;
 /**
  * A redis:// or rediss:// URL as ioredis' options, read with the WHATWG URL parser: given the URL
  * itself, ioredis reads it with Node's legacy url.parse(), which Node 24 warns about on every start.
- * Host, port, user, password (percent-decoded), database (the path) and TLS (rediss:).
+ * As ioredis reads one: query parameters are options (`?keyPrefix=app:`, `family` a number), then
+ * host, port, user, password (percent-decoded), database (the path) and TLS (rediss:).
  */
 export function redisOptionsOf(url: string): RedisOptions {
   const parsed = new URL(url);
   const database = parsed.pathname.replace(/^\//, '');
+  const { family, ...query } = Object.fromEntries(parsed.searchParams);
   return {
+    ...query,
+    ...(family !== undefined && Number.isInteger(Number(family)) ? { family: Number(family) } : {}),
     host: parsed.hostname.replace(/^\[|\]$/g, '') || 'localhost',
     port: parsed.port ? Number(parsed.port) : 6379,
     ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),

@@ -16,6 +16,38 @@ const postgresUrl = await requireService('postgres');
 const deadlines = { DATABASE_CONNECT_TIMEOUT_MS: 1000, DATABASE_STATEMENT_TIMEOUT_MS: 1000 };
 
 /**
+ * A proxy in front of PostgreSQL that, once told what to wait for, holds back for good every answer
+ * to the first session whose statements sent since then match: its writes land, their answers are lost.
+ */
+async function startHoldingProxy() {
+  const held: Socket[] = [];
+  let matches: ((sent: string) => boolean) | undefined;
+  const proxy = await startFaultProxy(postgresUrl!, (client) => {
+    let sent = '';
+    client.on('data', (chunk: Buffer) => {
+      if (!matches) return (sent = '');
+      sent += chunk.toString('latin1');
+      if (!matches(sent)) return;
+      matches = undefined;
+      // What PostgreSQL answers to this session is written to the client no more.
+      client.cork();
+      held.push(client);
+    });
+  });
+  return {
+    proxy,
+    held,
+    holdAnswersOnceSent(match: (sent: string) => boolean) {
+      matches = match;
+    },
+    release() {
+      for (const socket of held) socket.destroy();
+    },
+  };
+}
+type HoldingProxy = Awaited<ReturnType<typeof startHoldingProxy>>;
+
+/**
  * A commit that lands while its answer is lost: the session that sends COMMIT hears nothing back
  * (its replies are held), every other session works. The client is told 503; the booking is in.
  */
@@ -25,21 +57,13 @@ describe.skipIf(!postgresUrl)('a booking whose COMMIT landed but whose answer wa
   let call: ApiCall;
   let serviceId: string;
   let key: string;
-  let armed = false;
-  const held: Socket[] = [];
+  let holding: HoldingProxy;
   let feed: AvailabilityFeed | undefined;
   let logClient: Client | undefined;
 
   beforeAll(async () => {
-    proxy = await startFaultProxy(postgresUrl!, (client) => {
-      client.on('data', (chunk: Buffer) => {
-        if (!armed || !chunk.includes('COMMIT')) return;
-        armed = false;
-        // What PostgreSQL answers to this session is written to the client no more.
-        client.cork();
-        held.push(client);
-      });
-    });
+    holding = await startHoldingProxy();
+    proxy = holding.proxy;
     server = await startTestServer({ seed: true, postgresUrl: proxy.url, config: { ...deadlines, REDIS_URL: undefined } });
     ({ key } = await server.createKey());
     call = apiClient(server.url, key);
@@ -48,7 +72,7 @@ describe.skipIf(!postgresUrl)('a booking whose COMMIT landed but whose answer wa
   afterAll(async () => {
     feed?.close();
     await logClient?.dispose();
-    for (const socket of held) socket.destroy();
+    holding?.release();
     await server?.close();
     await proxy?.close();
   });
@@ -67,12 +91,13 @@ describe.skipIf(!postgresUrl)('a booking whose COMMIT landed but whose answer wa
     feed = await openFeed('graphql-ws', { baseUrl: server.url, credential: key, serviceId, startDate: day, endDate: day, timeoutMs: 10_000 });
     await feed.take(slotsOfDay.length);
 
-    armed = true;
+    // The session that inserts the booking, once it sends COMMIT.
+    holding.holdAnswersOnceSent((sent) => sent.includes('INSERT INTO') && sent.includes('bookings') && sent.includes('COMMIT'));
     const start = futureSlot(40, 18);
     const booking = await answersWithin(deadlines.DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs + slowMachineMarginMs, () =>
       call('POST', '/v1/bookings', { service_id: serviceId, start_time: start, party_size: 3, customer: { name: 'Lost', email: 'lost@example.com' } }),
     );
-    expect(held).toHaveLength(1);
+    expect(holding.held).toHaveLength(1);
     expect(booking.status).toBe(503);
     expect(await server.prisma.booking.count({ where: { serviceId } })).toBe(1);
     const changed = await feed.next();
@@ -90,23 +115,16 @@ async function requestsCounted(server: TestServer, keyId: string, route: string)
 describe.skipIf(!postgresUrl)('usage flushes under a database that stops answering', () => {
   let proxy: FaultProxy;
   let server: TestServer;
-  let armed = false;
-  const held: Socket[] = [];
+  let holding: HoldingProxy;
 
   beforeAll(async () => {
-    proxy = await startFaultProxy(postgresUrl!, (client) => {
-      client.on('data', (chunk: Buffer) => {
-        if (!armed || !chunk.includes('usage_buckets')) return;
-        armed = false;
-        client.cork();
-        held.push(client);
-      });
-    });
+    holding = await startHoldingProxy();
+    proxy = holding.proxy;
     server = await startTestServer({ postgresUrl: proxy.url, config: { ...deadlines, REDIS_URL: undefined, ANALYTICS_FLUSH_MS: 100 } });
   });
   afterAll(async () => {
     proxy?.restore();
-    for (const socket of held) socket.destroy();
+    holding?.release();
     await server?.database.close();
     await proxy?.close();
   });
@@ -114,9 +132,9 @@ describe.skipIf(!postgresUrl)('usage flushes under a database that stops answeri
   it('adds a flush that landed with its answer lost once, though it is sent again', async () => {
     const { key, keyId } = await server.createKey();
     const call = apiClient(server.url, key);
-    armed = true;
+    holding.holdAnswersOnceSent((sent) => sent.includes('usage_buckets'));
     for (let index = 0; index < 11; index++) expect((await call('GET', '/v1/services?limit=1')).status).toBe(200);
-    await expect.poll(() => held.length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => holding.held.length, { timeout: 10_000 }).toBe(1);
     await expect.poll(() => requestsCounted(server, keyId, 'GET /v1/services'), { timeout: 20_000 }).toBe(11);
     // Flushes go out oldest first: once a later request is counted, the lost one was sent again before it.
     expect((await call('GET', '/v1/bookings?limit=1')).status).toBe(200);

@@ -85,7 +85,7 @@ describe.skipIf(!redisUrl)('a pub/sub subscriber connection', () => {
 });
 
 describe('REDIS_URL as connection options', () => {
-  it('reads host, port, user, password, database and TLS with the WHATWG URL parser', () => {
+  it('reads host, port, user, password, database, TLS and options in the query with the WHATWG URL parser', () => {
     expect(redisOptionsOf('redis://127.0.0.1:6379')).toEqual({ host: '127.0.0.1', port: 6379 });
     expect(redisOptionsOf('redis://cache.internal')).toEqual({ host: 'cache.internal', port: 6379 });
     expect(redisOptionsOf('rediss://app:p%40ss%3Aword@cache.internal:6380/5')).toEqual({
@@ -97,5 +97,7 @@ describe('REDIS_URL as connection options', () => {
       tls: {},
     });
     expect(redisOptionsOf('redis://:secret@[::1]:6379/2')).toEqual({ host: '::1', port: 6379, password: 'secret', db: 2 });
+    // Query parameters are options, as ioredis reads them.
+    expect(redisOptionsOf('redis://127.0.0.1:6379/?keyPrefix=app%3A&family=6')).toEqual({ host: '127.0.0.1', port: 6379, keyPrefix: 'app:', family: 6 });
   });
 });
