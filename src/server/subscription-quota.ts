@@ -18,12 +18,6 @@ import { endableStream } from '../shared/streams.js';
  */
 export const subscriptionLimits = { perSocket: 100, perCredential: 1000, perWidgetVisitor: 100 };
 
-/**
- * Queries and mutations one socket runs at once: a socket is one connection, and past this it would
- * take the database's pool from every other request (each operation holds a connection while it reads).
- */
-export const maxOperationsRunningPerSocket = 20;
-
 /** Whose open subscriptions a subscription counts among, and how many they may hold. */
 export interface QuotaSubject {
   key: string;

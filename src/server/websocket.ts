@@ -16,7 +16,7 @@ import { graphqlRouteOf } from '../analytics/tracking.js';
 import { maskSocketError } from '../graphql/errors.js';
 import { paramsRefusal } from '../graphql/limits.js';
 import { AppError, databaseUnavailable } from '../shared/errors.js';
-import { maxOperationsRunningPerSocket, quotaSubjectOf, subscriptionLimits, tooManySubscriptions, type SubscriptionQuota } from './subscription-quota.js';
+import { quotaSubjectOf, subscriptionLimits, tooManySubscriptions, type SubscriptionQuota } from './subscription-quota.js';
 import type { Yoga } from './yoga.js';
 
 type Enveloped = ReturnType<Yoga['getEnveloped']>;
@@ -54,8 +54,6 @@ type SocketExtra = Extra & {
   closed?: boolean;
   /** Ids whose operation is under way, from its subscribe message until its result is sent or its stream ends. */
   operations?: Set<string>;
-  /** Queries and mutations admitted and not answered yet. */
-  operationsRunning?: number;
   /** Subscriptions admitted on the socket so far: each takes its quota place under a holder of its own. */
   subscriptionsAdmitted?: number;
 };
@@ -271,8 +269,6 @@ export function attachGraphQLWebSocket(
 
   /** Admits one operation of a socket: its execution arguments, or the errors it is refused with. */
   async function admitOperation(ctx: SocketContext<Record<string, unknown> | undefined, Extra & Partial<SocketSetup>>, id: string, payload: SubscribePayload) {
-    /** Whether this operation is counted among the socket's running ones. */
-    let counted = false;
     try {
       const extra = ctx.extra as SocketExtra;
       const { principal } = extra.admission!;
@@ -321,31 +317,13 @@ export function attachGraphQLWebSocket(
         return errors.map((error: GraphQLError) => maskSocketError(error));
       }
       const operation = getOperationAST(document, payload.operationName);
-      const subscribes = operation?.operation === 'subscription';
-      if (subscribes) {
+      if (operation?.operation === 'subscription') {
         const refusal = await openSubscription(extra, id);
         if (refusal) {
           recordStart(429);
           return refusal;
         }
-      } else if ((extra.operationsRunning ?? 0) >= maxOperationsRunningPerSocket) {
-        recordStart(429);
-        return [
-          maskSocketError(
-            new AppError('rate_limited', `A socket runs at most ${maxOperationsRunningPerSocket} queries and mutations at once; wait for an answer before sending more.`),
-          ),
-        ];
       }
-      // Counted at once, so that operations admitted together are counted together; uncounted by
-      // ended() when its answer is sent, or below when it fails before it runs.
-      if (!subscribes) {
-        extra.operationsRunning = (extra.operationsRunning ?? 0) + 1;
-        counted = true;
-      }
-      const ended = () => {
-        extra.operations?.delete(id);
-        if (counted) extra.operationsRunning! -= 1;
-      };
       recordStart(200, graphqlRouteOf(operation?.name?.value));
       const args: ExecutionArgs = {
         schema: enveloped.schema,
@@ -353,13 +331,12 @@ export function attachGraphQLWebSocket(
         document,
         variableValues: payload.variables ?? null,
         contextValue: await enveloped.contextFactory(),
-        rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe, ended } satisfies OperationRoot,
+        rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe, ended: () => extra.operations?.delete(id) } satisfies OperationRoot,
       };
       return args;
     } catch (error) {
       // Our failure: this operation answers internal_error (or service_unavailable) and the socket goes on.
       const extra = ctx.extra as SocketExtra;
-      if (counted) extra.operationsRunning! -= 1;
       options.logger.error({ err: error, request_id: extra.requestId }, 'graphql-ws operation failed');
       return [maskSocketError(databaseUnavailable(error) ?? error, extra.requestId)];
     }
