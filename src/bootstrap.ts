@@ -2,13 +2,12 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createDemoAccount, ensureOperatorKey, type DemoAccount } from './access/provisioning.js';
 import { ConfigurationError, type Config } from './config.js';
-import { openDatabase, parseDatabaseUrl, unansweredGraceMs, whileLocked, type Database, type DatabaseConfig, type OpenOptions } from './db/connection.js';
+import { closedWithinGrace, openDatabase, parseDatabaseUrl, whileLocked, type Database, type DatabaseConfig, type OpenOptions } from './db/connection.js';
 import { unappliedMigrations } from './db/migrations-folder.js';
 import { isDatabaseEmpty, seedDatabase } from './db/seed.js';
 import { loadStarter } from './db/starter.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { createSecretBox, isSealed, randomSecretsKey, sealedPrefix, secretsKeyBytes, type SecretBox } from './shared/secrets.js';
-import { settleWithin } from './shared/deadline.js';
 
 /** Where the embedded database keeps the demo credentials, so every start can show them again. */
 const demoFile = './.data/demo.json';
@@ -95,12 +94,7 @@ export async function openMigratedDatabase(databaseConfig: DatabaseConfig, optio
     }
     return database;
   } catch (error) {
-    // A database that stopped answering is not waited for: the process is about to exit.
-    await settleWithin(
-      database.close().catch(() => undefined),
-      unansweredGraceMs,
-      () => undefined,
-    );
+    await closedWithinGrace(database.close());
     throw error;
   }
 }
@@ -161,12 +155,7 @@ export async function prepareDatabase(config: Config, log: (line: string) => voi
     );
     return Object.assign(database, { secrets });
   } catch (error) {
-    // A database that stopped answering is not waited for: the process is about to exit.
-    await settleWithin(
-      database.close().catch(() => undefined),
-      unansweredGraceMs,
-      () => undefined,
-    );
+    await closedWithinGrace(database.close());
     throw error;
   }
 }

@@ -211,6 +211,21 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
   };
 }
 
+/**
+ * Waits for a connection's or a pool's end, failed or not, at most the grace: a server that stopped
+ * answering never sends the close it waits for, and the process that gave up on it is about to exit.
+ */
+export function closedWithinGrace(closing: Promise<unknown>): Promise<void> {
+  return settleWithin(
+    closing.then(
+      () => undefined,
+      () => undefined,
+    ),
+    unansweredGraceMs,
+    () => undefined,
+  );
+}
+
 /** How long an instance waits for another's start-up work (encrypting secrets, seeding the demo) before it gives up. */
 export const startupLockWaitMs = 120_000;
 const lockPollMs = 250;
@@ -254,12 +269,7 @@ export async function whileLocked<T>(config: DatabaseConfig, name: string, work:
     }
     return await work();
   } finally {
-    // Ending the session releases its advisory locks. A server that no longer answers is not waited
-    // for past the grace: the session dies with the connection, when this process exits or closes it.
-    await settleWithin(
-      client.end().catch(() => undefined),
-      unansweredGraceMs,
-      () => undefined,
-    );
+    // Ending the session releases its advisory locks (or the connection's end does, with the process).
+    await closedWithinGrace(client.end());
   }
 }
