@@ -102,6 +102,8 @@ export function createApp(options: AppOptions): App {
   };
   const metrics = createMetrics({
     pendingDeliveries: () => settleWithin(database.prisma.webhookDelivery.count({ where: { status: 'pending' } }), probeDeadlineMs, () => Number.NaN),
+    // Read at a scrape, once the sockets are attached below.
+    socketOperations: () => webSocket.operations(),
   });
   const gate = createAccessGate(services, {
     redisUrl: config.REDIS_URL,

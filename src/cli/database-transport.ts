@@ -60,7 +60,7 @@ export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transpo
   const subscriptionQuota = createMemoryQuota();
   // The server's own GraphQL pipeline, so a command passes every check a REST call would.
   // No response cache: commands run REST operations once each, which it would never find again.
-  const yoga = createGraphQLServer(services, createMetrics({ pendingDeliveries: async () => 0 }), openConnections, subscriptionQuota, undefined);
+  const yoga = createGraphQLServer(services, createMetrics({ pendingDeliveries: async () => 0, socketOperations: () => ({ running: 0, waiting: 0 }) }), openConnections, subscriptionQuota, undefined);
   const router = createRestRouter(restRoutes, undefined);
   const operator = { kind: 'api_key', keyId: 'cli', accountId: operatorAccountId, scopes: ['admin'], plan: 'enterprise', promo: false, expiresAt: null } as const;
 

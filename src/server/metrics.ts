@@ -20,6 +20,8 @@ const maxOperationLabels = 200;
 export function createMetrics(sources: {
   /** Settles within a deadline, so a scrape never waits for a hung database. */
   pendingDeliveries(): Promise<number>;
+  /** Queries and mutations of the open graphql-ws sockets: running, and waiting their socket's turn. */
+  socketOperations(): { running: number; waiting: number };
 }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -55,6 +57,17 @@ export function createMetrics(sources: {
     // source settles within its deadline, NaN (unknown) when the database did not answer.
     async collect() {
       this.set(await sources.pendingDeliveries().catch(() => Number.NaN));
+    },
+  });
+  new Gauge({
+    name: 'hallowgate_websocket_operations',
+    help: 'Queries and mutations of open graphql-ws sockets, running or waiting (a socket runs a few at once, the rest in turn).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const { running, waiting } = sources.socketOperations();
+      this.set({ state: 'running' }, running);
+      this.set({ state: 'waiting' }, waiting);
     },
   });
   const responseCacheLookups = new Counter({

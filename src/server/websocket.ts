@@ -5,6 +5,7 @@ import { CloseCode, type Context as SocketContext, type SubscribePayload } from 
 import { isAsyncIterable } from 'graphql-yoga';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { WebSocket, WebSocketServer } from 'ws';
 import { refusedPrincipalOf, type AccessGate, type Admission } from '../access/gate.js';
 import type { Principal } from '../access/principal.js';
@@ -56,7 +57,19 @@ type SocketExtra = Extra & {
   operations?: Set<string>;
   /** Subscriptions admitted on the socket so far: each takes its quota place under a holder of its own. */
   subscriptionsAdmitted?: number;
+  /** The socket's queries and mutations: at most `runningPerSocket` at once, the others wait their turn in order. */
+  turns?: LimitFunction;
 };
+
+/**
+ * Queries and mutations one socket runs at once. A socket multiplexes what a browser would send over
+ * its six HTTP connections to a host: without a bound, one client starting thousands at once would
+ * take every database connection of the instance from everyone else.
+ */
+export const runningPerSocket = 6;
+
+/** What an operation still waiting its turn answers when its socket closes; the client is no longer listening. */
+const socketClosed = () => new GraphQLError('The connection closed before the operation ran.');
 
 /** What onConnect sets on a socket's extra. */
 type SocketSetup = { admission: Admission; requestId: string };
@@ -64,6 +77,8 @@ type SocketSetup = { admission: Admission; requestId: string };
 /** The root value of an operation a socket runs: how to run it, and what to call once it has ended. */
 interface OperationRoot {
   execute: Enveloped['execute'];
+  /** Runs a query or mutation in its turn among the socket's. */
+  inTurn: LimitFunction;
   subscribe: Enveloped['subscribe'];
   ended(): void;
 }
@@ -122,6 +137,8 @@ export interface WebSocketOptions {
 }
 
 export interface GraphQLWebSocket {
+  /** Queries and mutations of every open socket: running, and waiting their turn. */
+  operations(): { running: number; waiting: number };
   /** Closes every socket with 1001 (going away) and stops accepting new ones. */
   close(): Promise<void>;
 }
@@ -140,6 +157,8 @@ export function attachGraphQLWebSocket(
 ): GraphQLWebSocket {
   const webSocketServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: options.maxPayloadBytes, WebSocket: ClientWebSocket });
   const { quota } = options;
+  /** Queries and mutations of every socket, for the gauge: running, and waiting their turn. */
+  const operationCounts = { running: 0, waiting: 0 };
 
   /** Counts a socket's operation start (or its refused connection) in its API key's usage, with the status it would have had over HTTP. */
   function recordUsage(principal: Principal | null | undefined, status: number, route = otherGraphQLRoute) {
@@ -246,10 +265,31 @@ export function attachGraphQLWebSocket(
         const extra = ctx.extra as SocketExtra;
         extra.closed = true;
         for (const id of [...(extra.subscriptions?.keys() ?? [])]) closeSubscription(extra, id);
+        // What waits its turn will never be read: it does not run.
+        extra.turns?.clearQueue();
       },
-      execute: (args) => {
+      execute: async (args) => {
         const root = args.rootValue as OperationRoot;
-        return Promise.resolve(root.execute(args)).finally(root.ended);
+        let started = false;
+        operationCounts.waiting++;
+        try {
+          return await root.inTurn(async () => {
+            started = true;
+            operationCounts.waiting--;
+            operationCounts.running++;
+            try {
+              return await root.execute(args);
+            } finally {
+              operationCounts.running--;
+            }
+          });
+        } catch (error) {
+          if (error instanceof Error && error.name === 'AbortError') return { errors: [socketClosed()] };
+          throw error;
+        } finally {
+          if (!started) operationCounts.waiting--;
+          root.ended();
+        }
       },
       subscribe: async (args) => {
         const root = args.rootValue as OperationRoot;
@@ -266,6 +306,9 @@ export function attachGraphQLWebSocket(
     },
     webSocketServer,
   );
+
+  // Rejecting what waits when the socket closes settles its execute, which answers socketClosed.
+  const turnsOf = (extra: SocketExtra) => (extra.turns ??= pLimit({ concurrency: runningPerSocket, rejectOnClear: true }));
 
   /** Admits one operation of a socket: its execution arguments, or the errors it is refused with. */
   async function admitOperation(ctx: SocketContext<Record<string, unknown> | undefined, Extra & Partial<SocketSetup>>, id: string, payload: SubscribePayload) {
@@ -331,7 +374,7 @@ export function attachGraphQLWebSocket(
         document,
         variableValues: payload.variables ?? null,
         contextValue: await enveloped.contextFactory(),
-        rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe, ended: () => extra.operations?.delete(id) } satisfies OperationRoot,
+        rootValue: { execute: enveloped.execute, inTurn: turnsOf(extra), subscribe: enveloped.subscribe, ended: () => extra.operations?.delete(id) } satisfies OperationRoot,
       };
       return args;
     } catch (error) {
@@ -343,6 +386,7 @@ export function attachGraphQLWebSocket(
   }
 
   return {
+    operations: () => ({ ...operationCounts }),
     async close() {
       for (const client of webSocketServer.clients) client.close(1001, 'Server shutting down');
       await disposable.dispose();
