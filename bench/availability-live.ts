@@ -2,7 +2,8 @@
  * Live availability: a place taken (a REST booking) reaching 1,000 subscribers of one service and
  * range, as widgets on 1,000 pages would follow it.
  *
- *   npx tsx bench/availability-live.ts     (BENCH_SUBSCRIBERS=1000 the subscribers, BENCH_BOOKINGS=24 the bookings)
+ *   npx tsx bench/availability-live.ts     (BENCH_SUBSCRIBERS=1000 the subscribers, BENCH_BOOKINGS=24 the bookings,
+ *                                           BENCH_RANGES=distinct for 329 distinct ranges instead of one)
  *
  * Prints a table, then one JSON line of the figures.
  *
@@ -11,7 +12,9 @@
  * subscribers in two more, apart from the server and from this process, which books: half over
  * graphql-ws (a socket each), a quarter as GraphQL SSE and a quarter as REST's event stream
  * (`Accept: text/event-stream` on GET /v1/services/{id}/availability). Every subscriber follows the
- * same service and two days (48 hourly slots). Bookings are sequential, each in a slot of its own;
+ * same service and two days (48 hourly slots); with BENCH_RANGES=distinct, each follows one of 329
+ * distinct ranges of 2 to 31 days that hold those two days, as widgets of many sites would (each
+ * shows its own window). Bookings are sequential, each in a slot of its own;
  * latency runs from sending a booking's POST to each subscriber's receipt of the slot it changed,
  * timed on the machine's clock (the processes share it).
  */
@@ -32,9 +35,17 @@ const subscriberCount = Number(process.env['BENCH_SUBSCRIBERS'] ?? 1000);
 const bookingCount = Number(process.env['BENCH_BOOKINGS'] ?? 24);
 /** Subscribers per key: a key holds at most 1,000 open subscriptions; half keeps them well apart. */
 const subscribersPerKey = 500;
-/** The range every subscriber follows: tomorrow and the day after (UTC), an hourly slot each (everyHour). */
-const rangeDays = 2;
-const slotsInRange = rangeDays * 24;
+const distinctRanges = process.env['BENCH_RANGES'] === 'distinct';
+/** The days booked (after today, UTC), an hourly slot each (everyHour): every range holds both. */
+const bookedDays = distinctRanges ? [15, 16] : [1, 2];
+
+/** Ranges of days after today: [first, last]. One, or every range within 31 days that holds the booked days and starts after today. */
+const ranges: (readonly [number, number])[] = distinctRanges
+  ? Array.from({ length: bookedDays[0]! - 1 }, (_, before) => before).flatMap((before) =>
+      Array.from({ length: 30 - before }, (_, after) => [bookedDays[0]! - before, bookedDays[1]! + after] as const),
+    )
+  : [[bookedDays[0]!, bookedDays[1]!]];
+const rangeOf = (index: number) => ranges[index % ranges.length]!;
 const goalP99Ms = 200;
 
 interface Fixture {
@@ -100,17 +111,18 @@ async function subscribe(fixture: Fixture, share: Share, firstIndex: number) {
     let index = firstIndex;
     for (const [transport, count] of Object.entries(share) as [Transport, number][]) {
       for (let opened = 0; opened < count; opened++, index++) {
+        const [first, last] = rangeOf(index);
         const feed = await openFeed(transport, {
           baseUrl: fixture.url,
           credential: fixture.subscriberKeys[Math.floor(index / subscribersPerKey)]!,
           serviceId: fixture.serviceId,
-          startDate: dayOf(1),
-          endDate: dayOf(rangeDays),
+          startDate: dayOf(first),
+          endDate: dayOf(last),
           timeoutMs: 120_000,
         });
         feeds.push(feed);
         // The first slots are the state when it subscribed; every one after is a change, timed as it arrives.
-        const snapshot = feed.take(slotsInRange);
+        const snapshot = feed.take((last - first + 1) * 24);
         snapshots.push(snapshot);
         // A stream that fails later stops here, and counts as a subscriber not reached.
         void snapshot
@@ -189,7 +201,7 @@ async function benchDatabase(label: string, databaseUrl: string) {
     const latencies: number[] = [];
     const reachedPerBooking: number[] = [];
     for (let booking = 0; booking < bookingCount; booking++) {
-      const day = 1 + (Math.floor(booking / 24) % rangeDays);
+      const day = bookedDays[Math.floor(booking / 24) % bookedDays.length]!;
       const startTime = `${dayOf(day)}T${String(booking % 24).padStart(2, '0')}:00:00.000Z`;
       const slot = startTime.replace('.000Z', 'Z');
       const sent = wallMs();
@@ -220,7 +232,7 @@ async function benchDatabase(label: string, databaseUrl: string) {
       'subscribers reached (fewest of any booking)': reached,
     };
     console.log(
-      `\n${label}: a place taken → ${subscriberCount} live availability subscribers (${shares.map((share) => JSON.stringify(share)).join(' + ')}), ${bookingCount} sequential bookings`,
+      `\n${label}: a place taken → ${subscriberCount} live availability subscribers (${shares.map((share) => JSON.stringify(share)).join(' + ')}) of ${Math.min(ranges.length, subscriberCount)} range(s), ${bookingCount} sequential bookings`,
     );
     console.table([figures]);
     console.log(
@@ -232,6 +244,7 @@ async function benchDatabase(label: string, databaseUrl: string) {
         database: label,
         node: process.version,
         subscribers: subscriberCount,
+        ranges: Math.min(ranges.length, subscriberCount),
         bookings: bookingCount,
         reached,
         p50Ms: figures['p50 ms'],

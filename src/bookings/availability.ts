@@ -167,7 +167,15 @@ export function checkAvailabilityRange(startDate: Date, endDate: Date): void {
 
 async function workOutAvailability(context: Context, execution: object, service: Service, startDate: Date, endDate: Date): Promise<AvailableSlot[]> {
   checkAvailabilityRange(startDate, endDate);
-  const now = nowOf(context, execution).getTime();
+  return availabilityAt(context, service, startDate, endDate, nowOf(context, execution).getTime());
+}
+
+/**
+ * The slots of `service` starting on the local days `startDate` … `endDate` after the instant `now`,
+ * oldest first, with the places confirmed bookings and holds unexpired then leave in each: one
+ * statement over the slots' rows. The caller bounds the days.
+ */
+export async function availabilityAt(context: Context, service: Service, startDate: Date, endDate: Date, now: number): Promise<AvailableSlot[]> {
   const day = (date: Date) => date.toISOString().slice(0, 10);
   const grid = await slotsBetweenInSteps(scheduleOf(service), day(startDate), day(endDate), () => betweenDays(context));
   const slots = grid.filter((slot) => slot.start.getTime() > now);

@@ -5,13 +5,15 @@ import { noteStreamedId } from '../events/sse-resume.js';
 import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
 import { takingTurns } from '../shared/streams.js';
-import { availabilityOf, checkAvailabilityRange, nowOf, type AvailableSlot } from './availability.js';
+import { availabilityAt, availabilityOf, checkAvailabilityRange, nowOf, type AvailableSlot } from './availability.js';
+import { localDay } from './schedule.js';
 
 /**
  * Live availability: the slots of a service and a range whose `remaining` changes, as the changes
  * commit. Every transaction that moves places in a service's slots (src/bookings/transaction.ts), and
- * every operator change of a service, announces the service on the bus; each subscriber then reads
- * the range again and sends the slots whose `remaining` differs from what it last sent. Resumption is
+ * every operator change of a service, announces the service on the bus; the ranges its subscribers
+ * on this instance follow are then read again, together, and each subscriber sends the slots whose
+ * `remaining` differs from the state it held. Resumption is
  * by state, not by position: a stream starts with every slot of the range that has not started, so
  * a client that reconnects has the current state, whatever it missed. Over SSE, the last slot of each
  * read carries an `id:` naming the state the client then holds (a digest of the range's slots); a
@@ -35,12 +37,43 @@ function stateIdOf(serviceId: string, startDate: Date, endDate: Date, slots: Ava
   return `${stateIdPrefix}${digest.digest('base64url').slice(0, 22)}`;
 }
 
+/** A range of days, as a key: subscribers of one range share everything a notice makes them read. */
+const rangeKeyOf = (startDate: Date, endDate: Date) => `${startDate.getTime()} ${endDate.getTime()}`;
+
+interface FollowedRange {
+  startDate: Date;
+  endDate: Date;
+  followers: number;
+}
+
+/** The ranges that the streams on this instance follow, by service: what one notice for the service is read for. */
+const followedRanges = new Map<string, Map<string, FollowedRange>>();
+
+/** Counts a stream among the followers of its service's range; the function it returns stops counting it. */
+function follow(serviceId: string, startDate: Date, endDate: Date): () => void {
+  let ranges = followedRanges.get(serviceId);
+  if (!ranges) followedRanges.set(serviceId, (ranges = new Map()));
+  const key = rangeKeyOf(startDate, endDate);
+  const range = ranges.get(key) ?? { startDate, endDate, followers: 0 };
+  ranges.set(key, range);
+  range.followers++;
+  return () => {
+    if (--range.followers > 0) return;
+    ranges.delete(key);
+    if (ranges.size === 0) followedRanges.delete(serviceId);
+  };
+}
+
 /**
  * Reads made for a notice, by range: every subscriber of a service on this instance receives the
- * same notice object, so those of one range share one read per notice, begun after the notice (so
- * after its commit). They go when the notice does.
+ * same notice object, so every range followed then is read once per notice, begun after the notice
+ * (so after its commit). They go when the notice does.
  */
-const readsForNotice = new WeakMap<AvailabilityNotice, Map<string, Promise<AvailabilityRead>>>();
+const readsForNotice = new WeakMap<AvailabilityNotice, Promise<Map<string, AvailabilityRead>>>();
+
+const dayMs = 86_400_000;
+/** The most days ranges read together span: a read of a service's places covers at most twice an answer's. */
+const sharedReadDays = 62;
 
 async function findService(context: Context, serviceId: string): Promise<Service> {
   const service = await context.prisma.service.findUnique({ where: { id: serviceId } });
@@ -56,38 +89,89 @@ async function readAvailability(context: Context, serviceId: string, startDate: 
   return { slots, now: nowOf(context, execution).getTime(), stateId: stateIdOf(serviceId, startDate, endDate, slots) };
 }
 
-function sharedRead(context: Context, notice: AvailabilityNotice, startDate: Date, endDate: Date): Promise<AvailabilityRead> {
-  let reads = readsForNotice.get(notice);
-  if (!reads) readsForNotice.set(notice, (reads = new Map()));
-  const key = `${startDate.getTime()} ${endDate.getTime()}`;
-  let read = reads.get(key);
-  if (!read) reads.set(key, (read = readAvailability(context, notice.serviceId, startDate, endDate)));
-  return read;
+/** The index of the first of `slots` (oldest first) that starts on `day` or later in `zone`. */
+function firstOnOrAfter(slots: readonly AvailableSlot[], day: number, zone: string): number {
+  let low = 0;
+  let high = slots.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (localDay(slots[middle]!.startTime, zone) < day) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
- * The slots of `read` whose `remaining` differs from what `sent` holds (by start time), and `sent`
- * brought up to date. A slot sent before that the read no longer lists, though it has not started,
+ * The state of every range of the service followed on this instance, at one instant: the service
+ * row once, then one read of slots and places for each set of ranges that overlap or touch (at
+ * most 62 days in all), sliced for each range. Subscribers follow the days ahead, so most services
+ * are read once a notice, however many ranges their subscribers follow.
+ */
+async function readFollowedRanges(context: Context, serviceId: string): Promise<Map<string, AvailabilityRead>> {
+  const followed = [...(followedRanges.get(serviceId)?.entries() ?? [])].sort(([, a], [, b]) => a.startDate.getTime() - b.startDate.getTime());
+  const service = await findService(context, serviceId);
+  const now = nowOf(context, {}).getTime();
+  const reads = new Map<string, AvailabilityRead>();
+  for (let first = 0; first < followed.length;) {
+    const startDate = followed[first]![1].startDate;
+    let endDate = followed[first]![1].endDate;
+    let end = first + 1;
+    for (; end < followed.length; end++) {
+      const next = followed[end]![1];
+      const lastDay = Math.max(endDate.getTime(), next.endDate.getTime());
+      if (next.startDate.getTime() > endDate.getTime() + dayMs || lastDay - startDate.getTime() >= sharedReadDays * dayMs) break;
+      endDate = new Date(lastDay);
+    }
+    const slots = await availabilityAt(context, service, startDate, endDate, now);
+    for (const [key, range] of followed.slice(first, end)) {
+      const inRange = slots.slice(
+        firstOnOrAfter(slots, range.startDate.getTime() / dayMs, service.timezone),
+        firstOnOrAfter(slots, range.endDate.getTime() / dayMs + 1, service.timezone),
+      );
+      reads.set(key, { slots: inRange, now, stateId: stateIdOf(serviceId, range.startDate, range.endDate, inRange) });
+    }
+    first = end;
+  }
+  return reads;
+}
+
+/** What a notice tells a stream of the range to send: the range's read shared by every stream of the instance, or its own when it began after the notice. */
+async function readForNotice(context: Context, notice: AvailabilityNotice, startDate: Date, endDate: Date): Promise<AvailabilityRead> {
+  let reads = readsForNotice.get(notice);
+  if (!reads) readsForNotice.set(notice, (reads = readFollowedRanges(context, notice.serviceId)));
+  return (await reads).get(rangeKeyOf(startDate, endDate)) ?? readAvailability(context, notice.serviceId, startDate, endDate);
+}
+
+/**
+ * What a stream that holds `previous` is sent for `read`: its slots whose `remaining` differs (by
+ * start time). A slot `previous` listed that the read no longer lists, though it has not started,
  * left the schedule (an operator changed it): it is sent once more with no places left. One that
  * started is forgotten silently.
  */
-function changesSince(sent: Map<number, AvailableSlot>, read: AvailabilityRead): AvailableSlot[] {
+function changesBetween(previous: AvailabilityRead, read: AvailabilityRead): AvailableSlot[] {
+  const before = new Map(previous.slots.map((slot) => [slot.startTime.getTime(), slot]));
   const changed: AvailableSlot[] = [];
-  const listed = new Set<number>();
   for (const slot of read.slots) {
     const start = slot.startTime.getTime();
-    listed.add(start);
-    if (sent.get(start)?.remaining !== slot.remaining) {
-      changed.push(slot);
-      sent.set(start, slot);
-    }
+    if (before.get(start)?.remaining !== slot.remaining) changed.push(slot);
+    before.delete(start);
   }
-  for (const [start, slot] of sent) {
-    if (listed.has(start)) continue;
-    sent.delete(start);
-    if (start > read.now && slot.remaining !== 0) changed.push({ ...slot, remaining: 0 });
-  }
+  for (const [start, slot] of before) if (start > read.now && slot.remaining !== 0) changed.push({ ...slot, remaining: 0 });
   return changed;
+}
+
+/**
+ * changesBetween, worked out once for the streams that held the same state (its id stands for the
+ * places left in each slot, all a change compares): by the read, then that state's id.
+ */
+const changesOfRead = new WeakMap<AvailabilityRead, Map<string, AvailableSlot[]>>();
+
+function sharedChanges(previous: AvailabilityRead, read: AvailabilityRead): AvailableSlot[] {
+  let byPrevious = changesOfRead.get(read);
+  if (!byPrevious) changesOfRead.set(read, (byPrevious = new Map()));
+  let changes = byPrevious.get(previous.stateId);
+  if (!changes) byPrevious.set(previous.stateId, (changes = changesBetween(previous, read)));
+  return changes;
 }
 
 /**
@@ -115,19 +199,21 @@ function* sentWithStateId(context: Context, changes: AvailableSlot[], stateId: s
 }
 
 async function* availabilityStream(context: Context, notices: AsyncIterator<AvailabilityNotice>, serviceId: string, startDate: Date, endDate: Date): AsyncGenerator<AvailableSlot> {
+  const unfollow = follow(serviceId, startDate, endDate);
   try {
-    const sent = new Map<number, AvailableSlot>();
-    const first = await readAvailability(context, serviceId, startDate, endDate);
-    const initial = changesSince(sent, first);
+    let held = await readAvailability(context, serviceId, startDate, endDate);
     // Resumed at the state it holds: nothing to send until the next change.
-    if (context.lastEventId !== first.stateId) yield* takingTurns(sentWithStateId(context, initial, first.stateId));
+    if (context.lastEventId !== held.stateId) yield* takingTurns(sentWithStateId(context, held.slots, held.stateId));
     for (;;) {
       const next = await notices.next();
       if (next.done) return;
-      const read = await sharedRead(context, next.value, startDate, endDate);
-      yield* takingTurns(sentWithStateId(context, changesSince(sent, read), read.stateId));
+      const read = await readForNotice(context, next.value, startDate, endDate);
+      const changes = sharedChanges(held, read);
+      held = read;
+      yield* takingTurns(sentWithStateId(context, changes, read.stateId));
     }
   } finally {
+    unfollow();
     await notices.return?.();
   }
 }
