@@ -68,8 +68,8 @@ type SocketExtra = Extra & {
  */
 export const runningPerSocket = 6;
 
-/** What an operation still waiting its turn answers when its socket closes; the client is no longer listening. */
-const socketClosed = () => new GraphQLError('The connection closed before the operation ran.');
+/** What an operation still waiting its turn answers once its client completed it or its socket closed; nobody reads it. */
+const endedBeforeItRan = () => new GraphQLError('The operation ended before it ran.');
 
 /** What onConnect sets on a socket's extra. */
 type SocketSetup = { admission: Admission; requestId: string };
@@ -79,6 +79,8 @@ interface OperationRoot {
   execute: Enveloped['execute'];
   /** Runs a query or mutation in its turn among the socket's. */
   inTurn: LimitFunction;
+  /** Whether the client still waits for the operation's answer (it has not completed it). */
+  wanted(): boolean;
   subscribe: Enveloped['subscribe'];
   ended(): void;
 }
@@ -276,6 +278,7 @@ export function attachGraphQLWebSocket(
           return await root.inTurn(async () => {
             started = true;
             operationCounts.waiting--;
+            if (!root.wanted()) return { errors: [endedBeforeItRan()] };
             operationCounts.running++;
             try {
               return await root.execute(args);
@@ -284,7 +287,7 @@ export function attachGraphQLWebSocket(
             }
           });
         } catch (error) {
-          if (error instanceof Error && error.name === 'AbortError') return { errors: [socketClosed()] };
+          if (error instanceof Error && error.name === 'AbortError') return { errors: [endedBeforeItRan()] };
           throw error;
         } finally {
           if (!started) operationCounts.waiting--;
@@ -307,7 +310,7 @@ export function attachGraphQLWebSocket(
     webSocketServer,
   );
 
-  // Rejecting what waits when the socket closes settles its execute, which answers socketClosed.
+  // Rejecting what waits when the socket closes settles its execute, which answers endedBeforeItRan.
   const turnsOf = (extra: SocketExtra) => (extra.turns ??= pLimit({ concurrency: runningPerSocket, rejectOnClear: true }));
 
   /** Admits one operation of a socket: its execution arguments, or the errors it is refused with. */
@@ -374,7 +377,14 @@ export function attachGraphQLWebSocket(
         document,
         variableValues: payload.variables ?? null,
         contextValue: await enveloped.contextFactory(),
-        rootValue: { execute: enveloped.execute, inTurn: turnsOf(extra), subscribe: enveloped.subscribe, ended: () => extra.operations?.delete(id) } satisfies OperationRoot,
+        rootValue: {
+          execute: enveloped.execute,
+          inTurn: turnsOf(extra),
+          // graphql-ws forgets an operation its client completes.
+          wanted: () => id in ctx.subscriptions,
+          subscribe: enveloped.subscribe,
+          ended: () => extra.operations?.delete(id),
+        } satisfies OperationRoot,
       };
       return args;
     } catch (error) {

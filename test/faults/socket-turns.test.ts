@@ -102,13 +102,24 @@ describe.skipIf(!postgresUrl)('a graphql-ws socket starting many queries at once
     });
   }
 
-  /** Starts `count` reads of places on the socket, each of its own day; settles with each one's answer. */
-  function startReads(client: Client, count: number): Promise<{ data?: unknown; errors?: unknown }>[] {
-    return Array.from({ length: count }, (_, index) => {
-      const day = new Date(Date.now() + (index + 1) * 86_400_000).toISOString().slice(0, 10);
-      return new Promise((resolve) => {
+  /** Each read started by startReads: its answer once settled, and how to complete it (cancel it) before. */
+  interface Read {
+    answer: Promise<{ data?: unknown; errors?: unknown }>;
+    complete(): void;
+    settled: boolean;
+  }
+
+  /** Days read so far: each read is of a day of its own, so none is answered from the response cache. */
+  let daysRead = 0;
+
+  /** Starts `count` reads of places on the socket, each of a day of its own. */
+  function startReads(client: Client, count: number): Read[] {
+    return Array.from({ length: count }, () => {
+      const day = new Date(Date.now() + ++daysRead * 86_400_000).toISOString().slice(0, 10);
+      const read = { complete: () => undefined, settled: false } as unknown as Read;
+      read.answer = new Promise((resolve) => {
         let answer: { data?: unknown; errors?: unknown } = {};
-        client.subscribe(
+        read.complete = client.subscribe(
           { query: availabilityQuery, variables: { id: serviceId, startDate: day, endDate: day } },
           {
             next: (value) => void (answer = value as typeof answer),
@@ -116,14 +127,15 @@ describe.skipIf(!postgresUrl)('a graphql-ws socket starting many queries at once
             complete: () => resolve(answer),
           },
         );
-      });
+      }).finally(() => (read.settled = true));
+      return read;
     });
   }
 
   it(`runs ${runningPerSocket} at a time: another client still gets a database connection, and every query is answered in the end`, async () => {
     holding.hold();
     socket = connect();
-    const answers = startReads(socket, 20);
+    const reads = startReads(socket, 20);
     await expect.poll(() => socketOperations(server.url), { timeout: 10_000 }).toEqual({ running: runningPerSocket, waiting: 20 - runningPerSocket });
 
     // The pool has two connections the socket's held reads do not take: another client is served.
@@ -136,7 +148,7 @@ describe.skipIf(!postgresUrl)('a graphql-ws socket starting many queries at once
     expect(await other.json()).toEqual({ data: { service: { id: serviceId, capacity: 1000 } } });
 
     holding.release();
-    const settled = await Promise.all(answers);
+    const settled = await Promise.all(reads.map((read) => read.answer));
     for (const answer of settled) {
       expect(answer.errors).toBeUndefined();
       expect((answer.data as { service: { availability: unknown[] } }).service.availability.length).toBeGreaterThan(0);
@@ -158,5 +170,21 @@ describe.skipIf(!postgresUrl)('a graphql-ws socket starting many queries at once
     await expect.poll(() => socketOperations(server.url), { timeout: 10_000 }).toEqual({ running: 0, waiting: 0 });
     // The reads that waited never reached the database, before or after the running ones ended.
     expect(holding.readsSent).toBe(readsBefore);
+  });
+
+  it('runs nothing of what waits once its client completes it, and answers the rest', async () => {
+    holding.hold();
+    socket = connect();
+    const reads = startReads(socket, 20);
+    await expect.poll(() => socketOperations(server.url), { timeout: 10_000 }).toEqual({ running: runningPerSocket, waiting: 20 - runningPerSocket });
+    const readsBefore = holding.readsSent;
+    const [kept, cancelled] = [reads.slice(0, 14), reads.slice(14)];
+    for (const read of cancelled) read.complete();
+
+    holding.release();
+    for (const { answer } of kept) expect((await answer).errors).toBeUndefined();
+    await expect.poll(() => socketOperations(server.url), { timeout: 10_000 }).toEqual({ running: 0, waiting: 0 });
+    // The eight that waited and were kept went to the database; the six completed did not.
+    expect(holding.readsSent - readsBefore).toBe(14 - runningPerSocket);
   });
 });
