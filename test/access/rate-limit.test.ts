@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client as WebSocketClient } from 'graphql-ws';
-import WebSocket from 'ws';
+import type { Client as WebSocketClient } from 'graphql-ws';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { graphqlWsClient } from '../support/websocket.js';
 import { bearer, burst, postGraphQL } from './requests.js';
 
 // 12:00:30 UTC: half-way through a one-minute window, which ends at 12:01:00.
@@ -92,15 +92,7 @@ describe('rate limits per key per minute', () => {
 });
 
 describe('rate limits over WebSocket', () => {
-  function connect(key: string): WebSocketClient {
-    return createClient({
-      url: `${server.url.replace('http', 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${key}` },
-      retryAttempts: 0,
-      lazy: false,
-    });
-  }
+  const connect = (key: string): WebSocketClient => graphqlWsClient(server.url, key);
 
   function execute(client: WebSocketClient, query: string): Promise<{ data?: unknown; errors?: Array<{ extensions?: { code?: string } }> }> {
     return new Promise((resolve) => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/shared/ids.js';
-import { openService } from '../support/bookable.js';
-import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
+import { openService, slotsPerDay } from '../support/bookable.js';
+import { apiClient, customer, futureSlot, type ApiCall } from '../support/http.js';
 import { openFeed, type AvailabilityFeed, type StreamedSlot } from '../support/live-availability.js';
 import { subscriptionsActive } from '../support/metrics.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -11,11 +10,6 @@ import { startTestServer, type TestServer } from '../support/server.js';
  * overlap or touch (one statement of places), and each subscriber is still sent exactly what changed
  * in its own range.
  */
-
-const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
-/** Slots of a day of a service on which every 5-minute mark is one (openService). */
-const slotsPerDay = 288;
-const dayMs = 86_400_000;
 
 let server: TestServer;
 let readerKey: string;
@@ -124,26 +118,8 @@ describe('subscribers of neighbouring days of a service far from UTC', () => {
   let tomorrow: AvailabilityFeed;
 
   beforeAll(async () => {
-    const attraction = await server.prisma.attraction.findFirstOrThrow({ orderBy: { id: 'asc' } });
-    kiritimati = (
-      await server.prisma.service.create({
-        data: {
-          id: newId('service'),
-          name: 'Hourly in Kiritimati',
-          attractionId: attraction.id,
-          capacity: 4,
-          timezone: zone,
-          slotMinutes: 60,
-          durationMinutes: 60,
-          seasonStart: new Date(Date.now() - 2 * dayMs),
-          seasonEnd: new Date(Date.now() + 400 * dayMs),
-          openingHours: [1, 2, 3, 4, 5, 6, 7].flatMap((weekday) => [
-            { weekday, opens: '00:00', closes: '12:00' },
-            { weekday, opens: '12:00', closes: '00:00' },
-          ]),
-        },
-      })
-    ).id;
+    // Every hour a slot, every day: the test service's openings (openService) at 60 minutes.
+    kiritimati = await openService(server.prisma, { capacity: 4, name: 'Hourly in Kiritimati', schedule: { timezone: zone, slotMinutes: 60, durationMinutes: 60 } });
     today = await follow(day, day, kiritimati, 24);
     tomorrow = await follow(day + 1, day + 1, kiritimati, 24);
   });

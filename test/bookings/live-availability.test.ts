@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWidgetToken } from '../../src/access/admin.js';
-import { openService } from '../support/bookable.js';
-import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
+import { openService, slotsPerDay } from '../support/bookable.js';
+import { apiClient, customer, futureSlot, type ApiCall } from '../support/http.js';
 import { openFeed, StreamRefusal, type AvailabilityFeed, type StreamedSlot, type Transport } from '../support/live-availability.js';
 import { subscriptionsActive } from '../support/metrics.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -13,9 +13,6 @@ let offsetMs = 0;
 const clock = () => new Date(Date.now() + offsetMs);
 
 const shop = 'https://shop.example';
-const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
-/** Slots of a day of a service on which every 5-minute mark is one (openService). */
-const slotsPerDay = 288;
 
 let server: TestServer;
 /** The subscribers' key: it reads, and books nothing. */

@@ -1,11 +1,11 @@
 import type { Socket } from 'node:net';
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
+import type { Client } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runningPerSocket } from '../../src/server/websocket.js';
 import { openService } from '../support/bookable.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
+import { graphqlWsClient } from '../support/websocket.js';
 import { startFaultProxy, type FaultProxy } from './proxy.js';
 
 const postgresUrl = await requireService('postgres');
@@ -91,22 +91,12 @@ describe.skipIf(!postgresUrl)('a graphql-ws socket starting many queries at once
     await proxy?.close();
   });
 
-  function connect(): Client {
-    return createClient({
-      url: `${server.url.replace('http', 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${key}` },
-      retryAttempts: 0,
-      lazy: false,
-      onNonLazyError: () => undefined,
-    });
-  }
+  const connect = () => graphqlWsClient(server.url, key, { onNonLazyError: () => undefined });
 
-  /** Each read started by startReads: its answer once settled, and how to complete it (cancel it) before. */
+  /** A read started by startReads: its answer once settled, and how to complete (cancel) it before. */
   interface Read {
     answer: Promise<{ data?: unknown; errors?: unknown }>;
     complete(): void;
-    settled: boolean;
   }
 
   /** Days read so far: each read is of a day of its own, so none is answered from the response cache. */
@@ -116,10 +106,10 @@ describe.skipIf(!postgresUrl)('a graphql-ws socket starting many queries at once
   function startReads(client: Client, count: number): Read[] {
     return Array.from({ length: count }, () => {
       const day = new Date(Date.now() + ++daysRead * 86_400_000).toISOString().slice(0, 10);
-      const read = { complete: () => undefined, settled: false } as unknown as Read;
-      read.answer = new Promise((resolve) => {
+      let complete = () => undefined as void;
+      const answer = new Promise<{ data?: unknown; errors?: unknown }>((resolve) => {
         let answer: { data?: unknown; errors?: unknown } = {};
-        read.complete = client.subscribe(
+        complete = client.subscribe(
           { query: availabilityQuery, variables: { id: serviceId, startDate: day, endDate: day } },
           {
             next: (value) => void (answer = value as typeof answer),
@@ -127,8 +117,8 @@ describe.skipIf(!postgresUrl)('a graphql-ws socket starting many queries at once
             complete: () => resolve(answer),
           },
         );
-      }).finally(() => (read.settled = true));
-      return read;
+      });
+      return { answer, complete };
     });
   }
 

@@ -23,12 +23,18 @@ export function everyFiveMinutes(now = Date.now()) {
   };
 }
 
-/** A service of its own on the first attraction, bookable at every 5-minute mark (everyFiveMinutes). */
-export async function openService(prisma: PrismaClient, options: { capacity?: number; name?: string } = {}): Promise<string> {
+/** Slots of a day of a service on which every 5-minute mark is one (everyFiveMinutes). */
+export const slotsPerDay = 288;
+
+/** A service of its own on the first attraction, bookable at every 5-minute mark (everyFiveMinutes) unless `schedule` changes it. */
+export async function openService(
+  prisma: PrismaClient,
+  options: { capacity?: number; name?: string; schedule?: Partial<ReturnType<typeof everyFiveMinutes>> } = {},
+): Promise<string> {
   const attraction = await prisma.attraction.findFirstOrThrow({ orderBy: { id: 'asc' } });
   const capacity = options.capacity ?? 1_000;
   const service = await prisma.service.create({
-    data: { id: newId('service'), name: options.name ?? `Capacity ${capacity}`, attractionId: attraction.id, capacity, ...everyFiveMinutes() },
+    data: { id: newId('service'), name: options.name ?? `Capacity ${capacity}`, attractionId: attraction.id, capacity, ...everyFiveMinutes(), ...options.schedule },
   });
   return service.id;
 }

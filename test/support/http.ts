@@ -17,6 +17,9 @@ export function apiClient(baseUrl: string, key: string) {
 
 export type ApiCall = ReturnType<typeof apiClient>;
 
+/** A booking's customer, as tests send it. */
+export const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
+
 /** An ISO UTC timestamp `days` after the start of today, at `hour` o'clock. */
 export function futureSlot(days: number, hour = 19): string {
   const date = new Date();
