@@ -1,3 +1,4 @@
+import { FairTurns } from './graphql/fair-turns.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
@@ -100,9 +101,12 @@ export function createApp(options: AppOptions): App {
     secrets: options.secrets,
     usageAlerts: announcements.usageAlerts,
   };
+  // Two connections of the pool stay free of operations: the access checks and the workers use them.
+  const turns = new FairTurns(Math.max(1, config.DATABASE_POOL_SIZE - 2));
   const metrics = createMetrics({
     pendingDeliveries: () => settleWithin(database.prisma.webhookDelivery.count({ where: { status: 'pending' } }), probeDeadlineMs, () => Number.NaN),
     // Read at a scrape, once the sockets are attached below.
+    operations: () => turns.counts(),
     socketOperations: () => webSocket.operations(),
   });
   const gate = createAccessGate(services, {
@@ -115,7 +119,7 @@ export function createApp(options: AppOptions): App {
   const persistedQueries = createPersistedQueryStore({ redisUrl: config.REDIS_URL, redisCommandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, logger });
   const responseCache = fastPaths['response-cache'] ? new ResponseCache(responseCacheBudget, cacheLookupObserver(metrics)) : undefined;
   const graphqlResponseCache = responseCache && new GraphQLResponseCache(responseCache);
-  const yoga = createGraphQLServer(services, metrics, openConnections, subscriptionQuota, graphqlResponseCache, persistedQueries);
+  const yoga = createGraphQLServer(services, metrics, openConnections, subscriptionQuota, turns, graphqlResponseCache, persistedQueries);
   const usage = config.ANALYTICS_ENABLED
     ? createUsageRecorder({
         prisma: database.prisma,

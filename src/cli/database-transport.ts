@@ -1,3 +1,4 @@
+import { FairTurns } from '../graphql/fair-turns.js';
 import { loadSecretsKey, openMigratedDatabase } from '../bootstrap.js';
 import { loadConfig } from '../config.js';
 import { randomUUID } from 'node:crypto';
@@ -60,7 +61,15 @@ export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transpo
   const subscriptionQuota = createMemoryQuota();
   // The server's own GraphQL pipeline, so a command passes every check a REST call would.
   // No response cache: commands run REST operations once each, which it would never find again.
-  const yoga = createGraphQLServer(services, createMetrics({ pendingDeliveries: async () => 0, socketOperations: () => ({ running: 0, waiting: 0 }) }), openConnections, subscriptionQuota, undefined);
+  const turns = new FairTurns(1);
+  const yoga = createGraphQLServer(
+    services,
+    createMetrics({ pendingDeliveries: async () => 0, operations: () => turns.counts(), socketOperations: () => ({ running: 0, waiting: 0 }) }),
+    openConnections,
+    subscriptionQuota,
+    turns,
+    undefined,
+  );
   const router = createRestRouter(restRoutes, undefined);
   const operator = { kind: 'api_key', keyId: 'cli', accountId: operatorAccountId, scopes: ['admin'], plan: 'enterprise', promo: false, expiresAt: null } as const;
 

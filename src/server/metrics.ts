@@ -20,6 +20,8 @@ const maxOperationLabels = 200;
 export function createMetrics(sources: {
   /** Settles within a deadline, so a scrape never waits for a hung database. */
   pendingDeliveries(): Promise<number>;
+  /** Queries and mutations of every transport: running, and waiting their credential's turn (FairTurns). */
+  operations(): { running: number; waiting: number };
   /** Queries and mutations of the open graphql-ws sockets: running, and waiting their socket's turn. */
   socketOperations(): { running: number; waiting: number };
 }): Metrics {
@@ -59,17 +61,29 @@ export function createMetrics(sources: {
       this.set(await sources.pendingDeliveries().catch(() => Number.NaN));
     },
   });
-  new Gauge({
-    name: 'hallowgate_websocket_operations',
-    help: 'Queries and mutations of open graphql-ws sockets, running or waiting (a socket runs a few at once, the rest in turn).',
-    labelNames: ['state'] as const,
-    registers: [registry],
-    collect() {
-      const { running, waiting } = sources.socketOperations();
-      this.set({ state: 'running' }, running);
-      this.set({ state: 'waiting' }, waiting);
-    },
-  });
+  /** A gauge of operations by state, read from `source` at each scrape. */
+  const operationsGauge = (name: string, help: string, source: () => { running: number; waiting: number }) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        const { running, waiting } = source();
+        this.set({ state: 'running' }, running);
+        this.set({ state: 'waiting' }, waiting);
+      },
+    });
+  operationsGauge(
+    'hallowgate_operations',
+    'Queries and mutations on this instance, running or waiting their turn (taken in turns by credential once the pool is busy).',
+    sources.operations,
+  );
+  operationsGauge(
+    'hallowgate_websocket_operations',
+    'Queries and mutations of open graphql-ws sockets, running or waiting (a socket runs a few at once, the rest in turn).',
+    sources.socketOperations,
+  );
   const responseCacheLookups = new Counter({
     name: 'hallowgate_response_cache_lookups_total',
     help: 'Cacheable requests, answered from the response cache (hit) or by running the operation (miss).',

@@ -59,6 +59,8 @@ type SocketExtra = Extra & {
   subscriptionsAdmitted?: number;
   /** The socket's queries and mutations: at most `runningPerSocket` at once, the others wait their turn in order. */
   turns?: LimitFunction;
+  /** Queries and mutations admitted and not ended; those of them admitted to wait their turn, and about their bytes (documents and variables). */
+  queries?: { admitted: number; waiting: number; waitingBytes: number };
 };
 
 /**
@@ -67,6 +69,28 @@ type SocketExtra = Extra & {
  * take every database connection of the instance from everyone else.
  */
 export const runningPerSocket = 6;
+/**
+ * What may wait its turn on one socket: a client that sends more while its turns are taken is
+ * refused (rate_limited) rather than kept in memory without bound. Bytes are the documents' and
+ * variables' length.
+ */
+export const waitingPerSocket = { operations: 200, bytes: 4_000_000 };
+
+const tooManyWaiting = () =>
+  new AppError(
+    'rate_limited',
+    `A connection holds at most ${waitingPerSocket.operations} operations (${waitingPerSocket.bytes / 1_000_000} MB) waiting their turn behind the ${runningPerSocket} it runs; send more once they are answered.`,
+  );
+
+/** Calls `action` the first time the function it returns is called, never again. */
+function once(action: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    action();
+  };
+}
 
 /** What an operation still waiting its turn answers once its client completed it or its socket closed; nobody reads it. */
 const endedBeforeItRan = () => new GraphQLError('The operation ended before it ran.');
@@ -79,7 +103,9 @@ interface OperationRoot {
   execute: Enveloped['execute'];
   /** Runs a query or mutation in its turn among the socket's. */
   inTurn: LimitFunction;
-  /** Whether the client still waits for the operation's answer (it has not completed it). */
+  /** Called once the operation no longer waits (its turn came, or it never will): frees what its waiting took. */
+  waited(): void;
+  /** Whether the client still waits for the operation's answer (it has not completed it, its socket is open and its credential valid). */
   wanted(): boolean;
   subscribe: Enveloped['subscribe'];
   ended(): void;
@@ -189,6 +215,13 @@ export function attachGraphQLWebSocket(
     return [tooManySubscriptions(subject.refusal)];
   }
 
+  /** A socket closing, or losing its credential: what waits its turn or is being admitted will never run, and its subscriptions end. */
+  function endOperations(extra: SocketExtra): void {
+    extra.closed = true;
+    for (const id of [...(extra.subscriptions?.keys() ?? [])]) closeSubscription(extra, id);
+    extra.turns?.clearQueue();
+  }
+
   function closeSubscription(extra: SocketExtra, id: string): void {
     const release = extra.subscriptions?.get(id);
     extra.subscriptions?.delete(id);
@@ -216,8 +249,10 @@ export function attachGraphQLWebSocket(
           if (principal && extra.socket.readyState === extra.socket.OPEN) {
             // A credential revoked, rotated or expired loses its socket, closed as graphql-ws closes a refused one.
             const release = openConnections.hold(principal, () => {
-              // ws still delivers what arrives during the close handshake: none of it may run any more.
+              // ws still delivers what arrives during the close handshake: none of it may run any more,
+              // nor what waits its turn or is still being admitted (the handshake may take long).
               extra.socket.removeAllListeners('message');
+              endOperations(extra);
               extra.socket.close(CloseCode.Forbidden, 'Credential no longer valid');
             });
             extra.socket.once('close', release);
@@ -263,13 +298,7 @@ export function attachGraphQLWebSocket(
         return admitted;
       },
       onComplete: (ctx, id) => closeSubscription(ctx.extra as SocketExtra, id),
-      onClose: (ctx) => {
-        const extra = ctx.extra as SocketExtra;
-        extra.closed = true;
-        for (const id of [...(extra.subscriptions?.keys() ?? [])]) closeSubscription(extra, id);
-        // What waits its turn will never be read: it does not run.
-        extra.turns?.clearQueue();
-      },
+      onClose: (ctx) => endOperations(ctx.extra as SocketExtra),
       execute: async (args) => {
         const root = args.rootValue as OperationRoot;
         let started = false;
@@ -278,6 +307,7 @@ export function attachGraphQLWebSocket(
           return await root.inTurn(async () => {
             started = true;
             operationCounts.waiting--;
+            root.waited();
             if (!root.wanted()) return { errors: [endedBeforeItRan()] };
             operationCounts.running++;
             try {
@@ -291,6 +321,7 @@ export function attachGraphQLWebSocket(
           throw error;
         } finally {
           if (!started) operationCounts.waiting--;
+          root.waited();
           root.ended();
         }
       },
@@ -312,6 +343,31 @@ export function attachGraphQLWebSocket(
 
   // Rejecting what waits when the socket closes settles its execute, which answers endedBeforeItRan.
   const turnsOf = (extra: SocketExtra) => (extra.turns ??= pLimit({ concurrency: runningPerSocket, rejectOnClear: true }));
+
+  /**
+   * Counts a query or mutation about to start on its socket, among those waiting their turn when the
+   * socket's turns are taken: what to call once it no longer waits, and once it has ended; undefined
+   * when the socket holds as much waiting as it may.
+   */
+  function admitQuery(extra: SocketExtra, payload: SubscribePayload): { waited(): void; ended(): void } | undefined {
+    const queries = (extra.queries ??= { admitted: 0, waiting: 0, waitingBytes: 0 });
+    const waits = queries.admitted >= runningPerSocket;
+    const bytes = waits ? payload.query.length + (payload.variables ? JSON.stringify(payload.variables).length : 0) : 0;
+    if (waits && (queries.waiting >= waitingPerSocket.operations || queries.waitingBytes + bytes > waitingPerSocket.bytes)) return undefined;
+    queries.admitted++;
+    if (waits) {
+      queries.waiting++;
+      queries.waitingBytes += bytes;
+    }
+    return {
+      waited: once(() => {
+        if (!waits) return;
+        queries.waiting--;
+        queries.waitingBytes -= bytes;
+      }),
+      ended: once(() => queries.admitted--),
+    };
+  }
 
   /** Admits one operation of a socket: its execution arguments, or the errors it is refused with. */
   async function admitOperation(ctx: SocketContext<Record<string, unknown> | undefined, Extra & Partial<SocketSetup>>, id: string, payload: SubscribePayload) {
@@ -370,20 +426,31 @@ export function attachGraphQLWebSocket(
           return refusal;
         }
       }
+      const contextValue = await enveloped.contextFactory();
+      // Counted last, once nothing can fail before its execution, which ends it.
+      const query = operation?.operation === 'subscription' ? { waited: () => undefined, ended: () => undefined } : admitQuery(extra, payload);
+      if (!query) {
+        recordStart(429);
+        return [maskSocketError(tooManyWaiting())];
+      }
       recordStart(200, graphqlRouteOf(operation?.name?.value));
       const args: ExecutionArgs = {
         schema: enveloped.schema,
         operationName: payload.operationName ?? null,
         document,
         variableValues: payload.variables ?? null,
-        contextValue: await enveloped.contextFactory(),
+        contextValue,
         rootValue: {
           execute: enveloped.execute,
           inTurn: turnsOf(extra),
-          // graphql-ws forgets an operation its client completes.
-          wanted: () => id in ctx.subscriptions,
+          waited: query.waited,
+          // graphql-ws forgets an operation its client completes; an admission may end after its socket.
+          wanted: () => !extra.closed && id in ctx.subscriptions,
           subscribe: enveloped.subscribe,
-          ended: () => extra.operations?.delete(id),
+          ended: () => {
+            query.ended();
+            extra.operations?.delete(id);
+          },
         } satisfies OperationRoot,
       };
       return args;

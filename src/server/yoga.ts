@@ -1,3 +1,4 @@
+import { FairTurns, useFairTurns } from '../graphql/fair-turns.js';
 import { useAPQ, type APQStore } from '@graphql-yoga/plugin-apq';
 import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Admission } from '../access/gate.js';
@@ -71,6 +72,8 @@ export function createGraphQLServer(
   metrics: Metrics,
   openConnections: OpenConnections,
   subscriptionQuota: SubscriptionQuota,
+  /** The turns queries and mutations run in. */
+  turns: FairTurns,
   /** Absent when the response-cache fast path is off. */
   responseCache: GraphQLResponseCache | undefined,
   /** Where automatic persisted queries are registered; this process's memory when absent. */
@@ -112,6 +115,8 @@ export function createGraphQLServer(
       // Last but the budget: it runs the operation with the arguments every plugin before it has settled.
       ...(fastPaths['compiled-execution'] ? [useCompiledExecution()] : []),
       useOperationTimeBudget(),
+      // Last: an operation's turn comes before its budget starts.
+      useFairTurns(turns, services.config.DATABASE_CONNECT_TIMEOUT_MS),
     ],
     maskedErrors: { maskError: (error) => maskGraphQLError(error) },
     // Served by the HTTP layer from the gateway's own files (src/server/graphiql.ts), under its own CSP.

@@ -174,8 +174,11 @@ export function databaseUnavailable(error: unknown): AppError | undefined {
     const code = (cause as { code?: unknown }).code;
     return (typeof code === 'string' && unreachableDatabaseCodes.has(code)) || unreachableDatabaseMessage.test(cause.message);
   });
-  return unreachable ? new AppError('service_unavailable', 'The database is unavailable; retry shortly.', { headers: { 'retry-after': '5' } }) : undefined;
+  return unreachable ? databaseUnavailableError() : undefined;
 }
+
+/** What a request the database cannot serve now is answered: 503, to be retried shortly. */
+export const databaseUnavailableError = () => new AppError('service_unavailable', 'The database is unavailable; retry shortly.', { headers: { 'retry-after': '5' } });
 
 /** Whether `error` or one of its causes (a driver's error wrapped by Prisma's) is one `matches` names. */
 export function someCause(error: unknown, matches: (cause: Error) => boolean): boolean {
