@@ -1,4 +1,4 @@
-import { FairTurns } from './graphql/fair-turns.js';
+import { turnsOfPool } from './graphql/fair-turns.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
@@ -101,8 +101,7 @@ export function createApp(options: AppOptions): App {
     secrets: options.secrets,
     usageAlerts: announcements.usageAlerts,
   };
-  // Two connections of the pool stay free of operations: the access checks and the workers use them.
-  const turns = new FairTurns(Math.max(1, config.DATABASE_POOL_SIZE - 2));
+  const turns = turnsOfPool(config.DATABASE_POOL_SIZE);
   const metrics = createMetrics({
     pendingDeliveries: () => settleWithin(database.prisma.webhookDelivery.count({ where: { status: 'pending' } }), probeDeadlineMs, () => Number.NaN),
     // Read at a scrape, once the sockets are attached below.

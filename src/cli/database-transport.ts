@@ -1,4 +1,4 @@
-import { FairTurns } from '../graphql/fair-turns.js';
+import { turnsOfPool } from '../graphql/fair-turns.js';
 import { loadSecretsKey, openMigratedDatabase } from '../bootstrap.js';
 import { loadConfig } from '../config.js';
 import { randomUUID } from 'node:crypto';
@@ -27,7 +27,7 @@ import type { Transport } from './transport.js';
 export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transport> {
   const config = loadConfig(env);
   const databaseConfig = parseDatabaseUrl(config.DATABASE_URL);
-  const database = await openMigratedDatabase(databaseConfig, { role: 'hallowgate CLI' });
+  const database = await openMigratedDatabase(databaseConfig, { role: 'hallowgate CLI', poolSize: config.DATABASE_POOL_SIZE });
   let secrets: SecretBox;
   try {
     secrets = createSecretBox(await loadSecretsKey(config, databaseConfig));
@@ -61,7 +61,7 @@ export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transpo
   const subscriptionQuota = createMemoryQuota();
   // The server's own GraphQL pipeline, so a command passes every check a REST call would.
   // No response cache: commands run REST operations once each, which it would never find again.
-  const turns = new FairTurns(1);
+  const turns = turnsOfPool(config.DATABASE_POOL_SIZE);
   const yoga = createGraphQLServer(
     services,
     createMetrics({ pendingDeliveries: async () => 0, operations: () => turns.counts(), socketOperations: () => ({ running: 0, waiting: 0 }) }),

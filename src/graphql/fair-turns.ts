@@ -77,6 +77,9 @@ export class FairTurns {
   }
 }
 
+/** The turns of an instance whose pool holds `poolSize` connections: two stay free of operations, for the access checks and the workers. */
+export const turnsOfPool = (poolSize: number) => new FairTurns(Math.max(1, poolSize - 2));
+
 /** Whose turns an operation takes: an API key's, or a widget token's (all its visitors together). */
 function credentialOf(principal: Principal | null): string {
   if (!principal) return 'anonymous';
