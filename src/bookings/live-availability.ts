@@ -32,9 +32,10 @@ interface AvailabilityRead {
 const stateIdPrefix = 'avl_';
 
 function stateIdOf(serviceId: string, startDate: Date, endDate: Date, slots: AvailableSlot[]): string {
-  const digest = createHash('sha256').update(`${serviceId} ${startDate.getTime()} ${endDate.getTime()}`);
-  for (const slot of slots) digest.update(` ${slot.startTime.getTime()}:${slot.remaining}`);
-  return `${stateIdPrefix}${digest.digest('base64url').slice(0, 22)}`;
+  // One update of the whole text: a call per slot costs more than the hashing.
+  let text = `${serviceId} ${startDate.getTime()} ${endDate.getTime()}`;
+  for (const slot of slots) text += ` ${slot.startTime.getTime()}:${slot.remaining}`;
+  return `${stateIdPrefix}${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`;
 }
 
 /** A range of days, as a key: subscribers of one range share everything a notice makes them read. */
@@ -149,14 +150,18 @@ async function readForNotice(context: Context, notice: AvailabilityNotice, start
  * started is forgotten silently.
  */
 function changesBetween(previous: AvailabilityRead, read: AvailabilityRead): AvailableSlot[] {
-  const before = new Map(previous.slots.map((slot) => [slot.startTime.getTime(), slot]));
   const changed: AvailableSlot[] = [];
+  const gone: AvailableSlot[] = [];
+  // Both lists are oldest first: one walk through the two.
+  let index = 0;
   for (const slot of read.slots) {
     const start = slot.startTime.getTime();
-    if (before.get(start)?.remaining !== slot.remaining) changed.push(slot);
-    before.delete(start);
+    while (index < previous.slots.length && previous.slots[index]!.startTime.getTime() < start) gone.push(previous.slots[index++]!);
+    const before = index < previous.slots.length && previous.slots[index]!.startTime.getTime() === start ? previous.slots[index++] : undefined;
+    if (before?.remaining !== slot.remaining) changed.push(slot);
   }
-  for (const [start, slot] of before) if (start > read.now && slot.remaining !== 0) changed.push({ ...slot, remaining: 0 });
+  gone.push(...previous.slots.slice(index));
+  for (const slot of gone) if (slot.startTime.getTime() > read.now && slot.remaining !== 0) changed.push({ ...slot, remaining: 0 });
   return changed;
 }
 
