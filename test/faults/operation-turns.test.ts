@@ -72,7 +72,10 @@ const availabilityQuery = `query Places($id: ID!, $startDate: Date!, $endDate: D
 
 /**
  * One graphql-ws socket that starts many queries at once runs a few of them at a time and queues the
- * rest, so it cannot take every database connection of the instance from other clients.
+ * rest, so it cannot take every database connection of the instance from other clients; and the
+ * instance's queries and mutations, over every transport, take turns round the keys once the pool
+ * is busy (src/graphql/fair-turns.ts). The database is made slow by holding the answers to reads of
+ * places, as long as a test says.
  */
 describe.skipIf(!postgresUrl)('operations taking turns while the database is slow', () => {
   let holding: Awaited<ReturnType<typeof startPlacesHoldingProxy>>;
@@ -106,7 +109,7 @@ describe.skipIf(!postgresUrl)('operations taking turns while the database is slo
 
   const connect = () => graphqlWsClient(server.url, key, { onNonLazyError: () => undefined });
 
-  /** A read started by startReads: its answer once settled, and how to complete (cancel) it before. */
+  /** An operation started on a socket: its answer once settled, and how to complete (cancel) it before. */
   interface Read {
     answer: Promise<{ data?: unknown; errors?: unknown }>;
     complete(): void;
