@@ -117,6 +117,11 @@ describe.skipIf(!postgresUrl)('operations taking turns while the database is slo
 
   /** Days read so far: each read is of a day of its own, so none is answered from the response cache. */
   let daysRead = 0;
+  /** The variables of a read of places of the next day not read yet. */
+  const nextRead = () => {
+    const day = futureSlot(++daysRead).slice(0, 10);
+    return { id: serviceId, startDate: day, endDate: day };
+  };
 
   /** Starts an operation on the socket. */
   function start(client: Client, payload: { query: string; variables: Record<string, unknown> }): Read {
@@ -134,10 +139,7 @@ describe.skipIf(!postgresUrl)('operations taking turns while the database is slo
 
   /** Starts `count` reads of places on the socket, each of a day of its own. */
   function startReads(client: Client, count: number): Read[] {
-    return Array.from({ length: count }, () => {
-      const day = new Date(Date.now() + ++daysRead * 86_400_000).toISOString().slice(0, 10);
-      return start(client, { query: availabilityQuery, variables: { id: serviceId, startDate: day, endDate: day } });
-    });
+    return Array.from({ length: count }, () => start(client, { query: availabilityQuery, variables: nextRead() }));
   }
 
   /** Starts `count` bookings on the socket for `customerName`, each of a slot of its own. */
@@ -165,10 +167,7 @@ describe.skipIf(!postgresUrl)('operations taking turns while the database is slo
 
   /** Sends `count` reads of places of the key's at once over HTTP, each of a day of its own. */
   function readsOverHttp(count: number) {
-    return Array.from({ length: count }, () => {
-      const day = new Date(Date.now() + ++daysRead * 86_400_000).toISOString().slice(0, 10);
-      return post(key, availabilityQuery, { id: serviceId, startDate: day, endDate: day });
-    });
+    return Array.from({ length: count }, () => post(key, availabilityQuery, nextRead()));
   }
 
   it(`runs ${runningPerSocket} at a time: another client still gets a database connection, and every query is answered in the end`, async () => {
