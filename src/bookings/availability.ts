@@ -3,11 +3,10 @@ import { Prisma, type Service } from '../generated/prisma/client.js';
 import type { Context } from '../graphql/context.js';
 import { stopPastTimeBudget } from '../graphql/limits.js';
 import { AppError } from '../shared/errors.js';
-import { maxSlotsPerDay, slotsBetweenInSteps, type OpeningHours, type Schedule } from './schedule.js';
+import { dayMs, maxSlotsPerDay, slotsBetweenInSteps, type OpeningHours, type Schedule } from './schedule.js';
 
 /** The most days one availability answer covers. */
 export const maxAvailabilityDays = 31;
-const dayMs = 86_400_000;
 /** Rows of availability_versions; a service's changes bump the one its id hashes to. */
 const stripes = 64;
 

@@ -6,7 +6,7 @@ import type { Context } from '../graphql/context.js';
 import { notFound } from '../shared/errors.js';
 import { takingTurns } from '../shared/streams.js';
 import { availabilityAt, availabilityOf, checkAvailabilityRange, nowOf, type AvailableSlot } from './availability.js';
-import { localDay } from './schedule.js';
+import { dayMs, localDay } from './schedule.js';
 
 /**
  * Live availability: the slots of a service and a range whose `remaining` changes, as the changes
@@ -72,7 +72,6 @@ function follow(serviceId: string, startDate: Date, endDate: Date): () => void {
  */
 const readsForNotice = new WeakMap<AvailabilityNotice, Promise<Map<string, AvailabilityRead>>>();
 
-const dayMs = 86_400_000;
 /** The most days ranges read together span: a read of a service's places covers at most twice an answer's. */
 const sharedReadDays = 62;
 

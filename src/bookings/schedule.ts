@@ -37,7 +37,7 @@ export interface Slot {
 }
 
 const minuteMs = 60_000;
-const dayMs = 86_400_000;
+export const dayMs = 86_400_000;
 const minutesPerDay = 1440;
 
 /** The least time between two slot starts of one day: slotMinutes, and the starts of a day's openings together (the services' rules). */
