@@ -104,6 +104,10 @@ describe('one booking shape', () => {
     const dataBytes = (events: LoggedEvent[]) => events.map((event) => JSON.stringify(event.data));
     expect(dataBytes(logged)).toEqual(dataBytes(delivered));
     expect(dataBytes(subscribed)).toEqual(dataBytes(delivered));
+    // …and in the order REST answers it, as a receiver reading the raw body next to GET /v1/bookings/{id} sees it.
+    const [deliveredCreate] = delivered;
+    expect(Object.keys(deliveredCreate!.data)).toEqual(Object.keys(created.body));
+    expect(JSON.stringify(deliveredCreate!.data)).toBe(JSON.stringify(created.body));
     await call('DELETE', `/v1/webhook_endpoints/${endpoint.body.id}`);
     await receiver.close();
   });
