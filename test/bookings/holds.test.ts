@@ -186,6 +186,7 @@ describe('waitlists', () => {
     expect(freeing).toBeGreaterThanOrEqual(0);
     expect(events.indexOf(offers[0]!)).toBe(freeing + 1);
     expect(offers[0]!.data).toStrictEqual(offered);
+    expect(JSON.stringify(offers[0]!.data), 'key order as REST answers the entry').toBe(JSON.stringify(offered));
 
     const booked = await call('POST', '/v1/bookings', { hold_id: offered.offer.hold_id });
     expect(booked.status).toBe(201);
