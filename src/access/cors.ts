@@ -82,13 +82,23 @@ export function corsGrantHeaders(origin: string): Record<string, string> {
   };
 }
 
+/** Whether a browser could have sent this Origin: only such a text is ever repeated in a grant. */
+function isOrigin(text: string): boolean {
+  return normalizeOrigin(text) === text;
+}
+
+/** A grant for a page whose credential is not checked (anonymous answers, refusals it may read); none for a text no browser sends. */
+export function grantIfOrigin(text: string): Record<string, string> {
+  return isOrigin(text) ? corsGrantHeaders(text) : {};
+}
+
 /** The answer to a CORS preflight, or null when the request is not one. */
 export function preflightHeaders(headers: Headers): Record<string, string> | null {
   const origin = single(headers, 'origin');
   const requestedMethod = single(headers, 'access-control-request-method');
   if (!origin || !requestedMethod) return null;
   return {
-    'access-control-allow-origin': origin,
+    ...(isOrigin(origin) ? { 'access-control-allow-origin': origin } : {}),
     'access-control-allow-methods': allowedMethods,
     'access-control-allow-headers': allowedRequestHeaders,
     'access-control-max-age': String(preflightMaxAgeSeconds),

@@ -1,11 +1,11 @@
 import { ConfigurationError, deadlineDefaults } from '../config.js';
 import type { AppServices } from '../graphql/context.js';
-import { AppError } from '../shared/errors.js';
+import { AppError, echoed } from '../shared/errors.js';
 import { connectRedis, redisHealth, untilReady } from '../shared/redis.js';
 import { authenticate, presentedKeyId, type Credential } from './authenticate.js';
-import { corsGrantHeaders, preflightHeaders, requestOriginOf, type RequestOrigin } from './cors.js';
+import { corsGrantHeaders, grantIfOrigin, preflightHeaders, requestOriginOf, type RequestOrigin } from './cors.js';
 import { wasRecentlyFound } from './credential-cache.js';
-import { createClientAddressResolver, isInRanges, parseRange, type AddressRange } from './network.js';
+import { clientBlockOf, createClientAddressResolver, isInRanges, parseRange, type AddressRange } from './network.js';
 import { credentialIdOf, type Principal } from './principal.js';
 import { createRateLimiter, failedAuthenticationsPerMinute, limitFor, perClientLimitFor, rateLimitHeaders, type RateLimitStatus } from './rate-limit.js';
 import { checkSignature, createMemoryReplayGuard, createRedisReplayGuard } from './signature-check.js';
@@ -108,7 +108,7 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
     const perClientLimit = perClientLimitFor(principal);
     try {
       // The client's share first, so a client over it spends nothing of the budget it shares with others.
-      if (perClientLimit !== null) await rateLimiter.take(`${credentialIdOf(principal)}@${address}`, perClientLimit, now);
+      if (perClientLimit !== null) await rateLimiter.take(`${credentialIdOf(principal)}@${clientBlockOf(address)}`, perClientLimit, now);
       return await rateLimiter.take(credentialIdOf(principal), limit, now);
     } catch (error) {
       if (error instanceof AppError && error.code === 'rate_limited') options.onRateLimited?.(principal.kind === 'api_key' ? principal.plan : 'widget_token');
@@ -125,10 +125,10 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
       // A widget token is public, and so are the sites it is on: the refused page may read why (the
       // site owner sees it in the widget and the console, not a network failure).
       const allowed = credential.allowedOrigins.length > 0 ? `it allows ${credential.allowedOrigins.join(', ')}` : 'it allows no page origins';
-      throw new AppError('origin_not_allowed', `Pages of ${crossOrigin} are not allowed to use this widget token; ${allowed}.`, { headers: corsGrantHeaders(crossOrigin) });
+      throw new AppError('origin_not_allowed', `Pages of ${echoed(crossOrigin)} are not allowed to use this widget token; ${allowed}.`, { headers: grantIfOrigin(crossOrigin) });
     }
     if (refused) {
-      throw new AppError('origin_not_allowed', `Requests from ${crossOrigin ?? 'pages without an Origin'} are not allowed for this credential.`);
+      throw new AppError('origin_not_allowed', `Requests from ${crossOrigin === null ? 'pages without an Origin' : echoed(crossOrigin)} are not allowed for this credential.`);
     }
     return listed ? corsGrantHeaders(crossOrigin) : {};
   }
@@ -143,7 +143,7 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
    * have been counted: a burst of guesses sent at once gets no more verdicts than the limit.
    */
   async function authenticateFrom(address: string, authorization: string | undefined, now: Date): Promise<Credential | null> {
-    const failures = `failed-authentications@${address}`;
+    const failures = `failed-authentications@${clientBlockOf(address)}`;
     const keyId = presentedKeyId(authorization);
     const keyFailures = keyId === undefined ? undefined : `${failures}/${keyId}`;
     const outcome = await authenticate(services.prisma, services.secrets, authorization, now, async (id) => {
@@ -175,7 +175,7 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
     try {
       cors = corsFor(origin, credential);
       if (credential.ipAllowlist && !isInRanges(address, credential.ipAllowlist)) {
-        throw new AppError('ip_not_allowed', `Requests from ${address} are not allowed for this key.`);
+        throw new AppError('ip_not_allowed', `Requests from ${echoed(address)} are not allowed for this key.`);
       }
       if (credential.signing) {
         await checkSignature(credential.signing, { ...request, header: (name) => header(request, name) }, now, replayGuard);
@@ -193,7 +193,7 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
       const now = services.clock();
       // Anonymous answers and refusals of unknown credentials hold nothing private, so any page may read them.
       const origin = requestOriginOf(request.headers);
-      const publicCors = origin.crossOrigin ? corsGrantHeaders(origin.crossOrigin) : {};
+      const publicCors = origin.crossOrigin ? grantIfOrigin(origin.crossOrigin) : {};
       const address = clientAddress(request.remoteAddress, header(request, 'x-forwarded-for'));
       let credential: Credential | null;
       try {

@@ -11,7 +11,11 @@ export type AddressRange = [Address, number];
 function inPlainForm(text: string): boolean {
   if (!text.includes(':')) return ipaddr.IPv4.isValidFourPartDecimal(text);
   const embedded = text.slice(text.lastIndexOf(':') + 1);
-  return !embedded.includes('.') || ipaddr.IPv4.isValidFourPartDecimal(embedded);
+  if (!embedded.includes('.')) return true;
+  if (!ipaddr.IPv4.isValidFourPartDecimal(embedded)) return false;
+  // ipaddr.js reads the deprecated IPv4-compatible form (::10.0.0.1, which is ::a00:1) as IPv4-mapped,
+  // so as 10.0.0.1: a dotted tail that it reads as mapped must be written as mapped (::ffff:10.0.0.1).
+  return /:ffff:[^:]*$/i.test(text) || !ipaddr.IPv6.isValid(text) || !ipaddr.IPv6.parse(text).isIPv4MappedAddress();
 }
 
 /** Reads an address, treating IPv4-mapped IPv6 (::ffff:10.0.0.1, as Node reports it) as the IPv4 it carries. */
@@ -49,6 +53,17 @@ export function isInRanges(addressText: string, ranges: readonly AddressRange[])
   const address = parseAddress(addressText);
   if (!address) return false;
   return ranges.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits));
+}
+
+/**
+ * What limits per client count under: an IPv4 address, or the /64 of an IPv6 one (the block one site
+ * or device is given), so a client cannot dodge a limit by moving through its own addresses.
+ */
+export function clientBlockOf(addressText: string): string {
+  const address = parseAddress(addressText);
+  if (address?.kind() !== 'ipv6') return address?.toString() ?? addressText;
+  const network = (address as ipaddr.IPv6).parts.slice(0, 4).concat([0, 0, 0, 0]);
+  return `${new ipaddr.IPv6(network).toString()}/64`;
 }
 
 /**

@@ -35,11 +35,14 @@ async function lookupsDuring(work: () => Promise<unknown>): Promise<number> {
   return statements.filter((sql) => credentialTables.test(sql)).length;
 }
 
-/** A client address of its own for each use: with TEST_REDIS_URL, counters outlive a run. */
+/** A client of its own for each use (its own /64, which limits count under): with TEST_REDIS_URL, counters outlive a run. */
 const newAddress = () =>
-  `2001:db8::${randomBytes(4)
+  `2001:db8:${randomBytes(4)
     .toString('hex')
-    .replace(/(....)(....)/, '$1:$2')}`;
+    .replace(/(....)(....)/, '$1:$2')}::1`;
+
+/** Another address of the same client: the next one in its /64. */
+const neighbourOf = (address: string, index: number) => address.replace(/::1$/, `::${(index + 2).toString(16)}`);
 
 const unknownKey = () => `key_${randomBytes(8).toString('hex')}.sk_${randomBytes(16).toString('hex')}`;
 const unknownWidgetToken = () => `wt_${randomBytes(12).toString('hex')}`;
@@ -93,6 +96,14 @@ describe('failed authentications per client address', () => {
     // cache entry has expired, since it is known to exist), and other addresses are untouched.
     forgetCredential(good.keyId);
     expect((await callFrom(attacker, good.key)).status).toBe(200);
+    expect((await callFrom(newAddress(), unknownKey())).status).toBe(401);
+  });
+
+  it('counts an IPv6 client by its /64: a new address of the same /64 for each guess is refused as one client', async () => {
+    const attacker = newAddress();
+    const failures = await Promise.all(Array.from({ length: failedAuthenticationsPerMinute }, (_, index) => callFrom(neighbourOf(attacker, index), unknownKey())));
+    expect(failures.map((failure) => failure.status)).toEqual(Array(failedAuthenticationsPerMinute).fill(401));
+    expect(await callFrom(neighbourOf(attacker, failedAuthenticationsPerMinute), unknownKey())).toMatchObject({ status: 429, code: 'rate_limited' });
     expect((await callFrom(newAddress(), unknownKey())).status).toBe(401);
   });
 
@@ -223,6 +234,9 @@ describe("a widget token's budget per client address", () => {
     // The token's own budget is still counted: two requests of the forger and this one.
     expect(visitor.headers.get('x-ratelimit-limit')).toBe('20');
     expect(visitor.headers.get('x-ratelimit-remaining')).toBe('17');
+
+    // Another address of the forger's /64 is the same client: its share is spent.
+    expect(await callFrom(neighbourOf(forger, 0), token, { origin: shop })).toMatchObject({ status: 429, code: 'rate_limited' });
   });
 
   it('counts WebSocket operations against the same share', { timeout: 10_000 }, async () => {

@@ -125,6 +125,24 @@ describe('widget tokens', () => {
     expect(error.message).toBe(`Pages of ${other} are not allowed to use this widget token; it allows ${shop}.`);
   });
 
+  it('repeat at most 64 characters of a refused Origin, and grant none to a text no browser sends as an Origin', async () => {
+    const token = await widgetToken([shop]);
+    const long = `https://${'a'.repeat(3000)}.example`;
+    const refusedLong = await postGraphQL(server.url, token, typename, { headers: { origin: long } });
+    expect(refusedLong.status).toBe(403);
+    expect((await refusedLong.json()).errors[0].message).toBe(`Pages of ${long.slice(0, 64)}… are not allowed to use this widget token; it allows ${shop}.`);
+
+    for (const origin of ['https://x.example"><script>', 'https://x.example/path', 'null']) {
+      const refused = await postGraphQL(server.url, token, typename, { headers: { origin } });
+      expect(refused.status, origin).toBe(403);
+      expect(refused.headers.get('access-control-allow-origin'), origin).toBeNull();
+      const anonymous = await fetch(`${server.url}/healthz`, { headers: { origin } });
+      expect(anonymous.headers.get('access-control-allow-origin'), origin).toBeNull();
+      const preflight = await fetch(`${server.url}/graphql`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+      expect(preflight.headers.get('access-control-allow-origin'), origin).toBeNull();
+    }
+  });
+
   it('have their own per-minute limit', async () => {
     const token = await widgetToken([shop], 3);
     const response = await postGraphQL(server.url, token, typename, { headers: { origin: shop } });

@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClientAddressResolver, isInRanges, parseRange, parseRanges } from '../../src/access/network.js';
+import { clientBlockOf, createClientAddressResolver, isInRanges, parseRange, parseRanges } from '../../src/access/network.js';
 import { forgetCredential } from '../../src/access/credential-cache.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { postGraphQL } from './requests.js';
@@ -106,6 +106,28 @@ describe('address matching', () => {
     for (const text of ['::ffff:10.0.0.0/64', '::ffff:10.0.0.0/95']) expect(parseRange(text), text).toBeNull();
     expect(parseRange('::ffff:10.0.0.0/96')).not.toBeNull();
     expect(isInRanges('10.9.9.9', parseRanges(['::ffff:10.0.0.0/104']))).toBe(true);
+  });
+
+  it('refuses the IPv4-compatible form (::10.9.8.7 is the IPv6 address ::a09:807), which ipaddr.js reads as the IPv4 address', () => {
+    for (const text of ['::10.9.8.7', '::10.0.0.0/104', '::127.0.0.1']) {
+      expect(parseRange(text), text).toBeNull();
+      expect(isInRanges(text.split('/')[0]!, parseRanges(['0.0.0.0/0', '::/0'])), text).toBe(false);
+    }
+    for (const text of ['::ffff:10.9.8.7', '::FFFF:10.9.8.7', '64:ff9b::10.9.8.7', '::a09:807']) expect(parseRange(text), text).not.toBeNull();
+    expect(isInRanges('::a09:807', parseRanges(['::a09:807']))).toBe(true);
+    expect(isInRanges('10.9.8.7', parseRanges(['::a09:807']))).toBe(false);
+    // Where ipaddr.js reads it right, it is the IPv6 address it names.
+    expect(isInRanges('::a09:807', parseRanges(['0::10.9.8.7']))).toBe(true);
+    expect(isInRanges('10.9.8.7', parseRanges(['0::10.9.8.7']))).toBe(false);
+  });
+
+  it('counts an IPv6 client by its /64 and an IPv4 one by its address', () => {
+    expect(clientBlockOf('2001:db8:1:2::5')).toBe('2001:db8:1:2::/64');
+    expect(clientBlockOf('2001:db8:1:2:ffff:1:2:3')).toBe('2001:db8:1:2::/64');
+    expect(clientBlockOf('2001:db8:1:3::5')).toBe('2001:db8:1:3::/64');
+    expect(clientBlockOf('::ffff:10.1.2.3')).toBe('10.1.2.3');
+    expect(clientBlockOf('10.1.2.3')).toBe('10.1.2.3');
+    expect(clientBlockOf('not an address')).toBe('not an address');
   });
 
   it('walks X-Forwarded-For from the right through trusted proxies only', () => {
