@@ -30,6 +30,7 @@ import { AppError } from '../shared/errors.js';
 import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
 import { isRestOperationDocument } from './rest-operation-documents.js';
 import { complexityLimits, largestPages, listMultiplier } from './builder.js';
+import { maskGraphQLError } from './errors.js';
 import { memoPerOperation } from './operation-memo.js';
 import type { Context } from './context.js';
 
@@ -201,9 +202,19 @@ export function useQueryLimits(): Plugin {
   };
 }
 
-/** What the cost rule finds in an operation with these variables, weighed in `context` (largestPages for its largest). */
+/**
+ * What the cost rule finds in an operation with these variables, weighed in `context` (largestPages
+ * for its largest). Weighing reads the arguments through their checks, so an argument they refuse
+ * (a NUL in an id) is the operation's refusal: its error, as execution would report it, before
+ * anything runs (thrown, it would close a graphql-ws socket and every operation on it).
+ */
 function costErrors(args: ExecutionArgs, context: object): readonly GraphQLError[] {
-  return validate(args.schema, args.document, [costLimitRule(context, args.variableValues ?? {}, args.operationName)]);
+  try {
+    return validate(args.schema, args.document, [costLimitRule(context, args.variableValues ?? {}, args.operationName)]);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return [maskGraphQLError(error)];
+  }
 }
 
 /** The limits' own refusals among them: other errors (unknown operation, bad variables) are left to execution to report. */
@@ -216,8 +227,9 @@ const refusalsIn = (errors: readonly GraphQLError[]) => errors.filter((error) =>
  */
 const isWithinLimitsAlways = memoPerOperation((args) => {
   const errors = costErrors(args, largestPages);
-  // Bad variables stop the rule before it weighs anything: no answer yet, ask again next time.
-  if (errors.length > 0 && refusalsIn(errors).length === 0) return undefined;
+  // Bad variables or arguments stop the rule before it weighs anything: no answer yet, ask again next time.
+  const overLimits = refusalsIn(errors).filter((error) => (error.originalError as AppError).code === 'query_too_complex');
+  if (errors.length > 0 && overLimits.length === 0) return undefined;
   return errors.length === 0;
 }, false);
 

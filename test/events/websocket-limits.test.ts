@@ -148,6 +148,21 @@ describe('graphql-ws limits', () => {
     expect(await firstOutcome(client, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
   });
 
+  it('refuses an argument its checks refuse (a NUL in an id) with an error for that operation: the socket and its subscriptions go on', async () => {
+    const { key: reader } = await server.createKey({ scopes: ['bookings:read', 'directory:read'], promo: true });
+    const client = connect(server.url, reader);
+    const live: string[] = [];
+    client.subscribe({ query: subscription }, { next: () => live.push('next'), error: () => live.push('error'), complete: () => live.push('complete') });
+    const refusals = [
+      await firstOutcome(client, 'subscription { bookingEvents(after: "msg_\\u0000") { id } }'),
+      await firstOutcome(client, '{ event(id: "ev_\\u0000") { id } }'),
+      await firstOutcome(client, 'query($id: ID!) { event(id: $id) { id } }', { id: 'ev_\u0000' }),
+    ];
+    for (const refused of refusals) expect(refused, JSON.stringify(refused)).toMatchObject({ errors: [{ extensions: { code: 'invalid_parameter' } }] });
+    expect(await firstOutcome(client, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
+    expect(live).toEqual([]);
+  });
+
   it('refuses variables nested past 32 levels with an error for that operation, and keeps the socket', async () => {
     const client = connect(server.url);
     const deep = JSON.parse(`${'['.repeat(1000)}${']'.repeat(1000)}`) as unknown;
