@@ -232,6 +232,26 @@ describe('GraphQL params', () => {
     }
   });
 
+  it('of a multipart request (the GraphQL multipart request spec) whose operations or map are malformed are 400 invalid_request', async () => {
+    const cases: Record<string, string>[] = [
+      { operations: '{"query":"{ __typename }"}', map: '{"0":5}' },
+      { operations: '{"query":"{ __typename }"}', map: '{"0":null}' },
+      { operations: '{"query":"{ __typename }"}', map: '{"0":[5]}' },
+      { operations: '"abc"', map: '{"0":["a"]}' },
+      { operations: 'null', map: '{"0":["a"]}' },
+      { operations: 'null', map: '{}' },
+      { operations: '7', map: '{}' },
+    ];
+    for (const fields of cases) {
+      const form = new FormData();
+      for (const [name, value] of Object.entries(fields)) form.append(name, value);
+      form.append('0', new Blob(['file']), 'file.txt');
+      const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${key}`, accept: 'application/graphql-response+json' }, body: form });
+      const body = await response.json();
+      expect({ fields, status: response.status, code: body.errors?.[0]?.extensions?.code }).toEqual({ fields, status: 400, code: 'invalid_request' });
+    }
+  });
+
   it('with variables nested past 32 levels are 400 invalid_request before anything walks them', async () => {
     // Written out, since JSON.stringify itself overflows the stack on such a value.
     const body = `{"query":"query { categories(first: 1) { edges { cursor } } }","variables":{"deep":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
