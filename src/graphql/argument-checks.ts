@@ -84,12 +84,22 @@ function checkPageSize(argument: string, value: unknown) {
   }
 }
 
-/** The dotted path of the first string holding a NUL (PostgreSQL text cannot store one), if any. */
-function pathOfNul(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+/** Why PostgreSQL would not store a text as it was sent: a NUL it refuses, or a lone surrogate it would store as U+FFFD. */
+function unstorable(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'must not contain NUL (U+0000) characters';
+  if (/\p{Cs}/u.test(text)) return 'must be well-formed Unicode: it has a lone surrogate (such as \\ud800), which is no character';
+  return undefined;
+}
+
+/** The dotted path of the first string that cannot be stored as sent, and why, if any. */
+function unstorableText(value: unknown, path: string): { path: string; reason: string } | undefined {
+  if (typeof value === 'string') {
+    const reason = unstorable(value);
+    return reason ? { path, reason } : undefined;
+  }
   if (Array.isArray(value)) {
     for (const item of value) {
-      const found = pathOfNul(item, path);
+      const found = unstorableText(item, path);
       if (found) return found;
     }
     return undefined;
@@ -97,22 +107,21 @@ function pathOfNul(value: unknown, path: string): string | undefined {
   // Input objects only: the schema has no recursive input types, so this stays shallow.
   if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
     for (const [key, entry] of Object.entries(value)) {
-      const found = pathOfNul(entry, path ? `${path}.${key}` : key);
+      const found = unstorableText(entry, path ? `${path}.${key}` : key);
       if (found) return found;
     }
   }
   return undefined;
 }
 
-/** A NUL in an input object (a body) is a validation failure; in a plain argument, a bad parameter. */
+/** Such a text in an input object (a body) is a validation failure; in a plain argument, a bad parameter. */
 function checkText(argument: string, value: unknown) {
   const isInputObject = value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
-  const field = pathOfNul(value, isInputObject ? '' : argument);
-  if (field === undefined) return;
-  const fieldErrors = [{ field, code: 'invalid_character', message: `${field} must not contain NUL (U+0000) characters.` }];
-  throw isInputObject
-    ? new AppError('validation_failed', `${field} must not contain NUL (U+0000) characters.`, { fieldErrors })
-    : new AppError('invalid_parameter', `${field} must not contain NUL (U+0000) characters.`, { fieldErrors });
+  const found = unstorableText(value, isInputObject ? '' : argument);
+  if (found === undefined) return;
+  const message = `${found.path} ${found.reason}.`;
+  const fieldErrors = [{ field: found.path, code: 'invalid_character', message }];
+  throw new AppError(isInputObject ? 'validation_failed' : 'invalid_parameter', message, { fieldErrors });
 }
 
 export class ArgumentChecksPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {

@@ -1,5 +1,6 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '../shared/errors.js';
+import { AppError, echoed } from '../shared/errors.js';
 
 /** Whether the client waits for "100 Continue" before it sends its body. */
 export const expectsContinue = (request: IncomingMessage) => request.headers.expect?.toLowerCase() === '100-continue';
@@ -36,5 +37,28 @@ export async function readBody(request: IncomingMessage, response: ServerRespons
     // The client went away or broke off its body (ECONNRESET "aborted", a timeout): its mistake, not an outage.
     throw new AppError('invalid_request', 'The request body ended before it was complete.');
   }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  if (body.length > 0) checkEncoding(request, body);
+  return body;
+}
+
+const jsonMediaType = /^\s*application\/([a-z.+-]*\+)?json\s*(;|$)/i;
+const charsetParameter = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+
+/**
+ * Bodies are read as they come, uncompressed and in UTF-8 (what JSON is, RFC 8259): another
+ * Content-Encoding or charset is refused with 415 rather than misread, and a JSON body that is not
+ * UTF-8 with 400 rather than stored with U+FFFD in place of what it held.
+ */
+function checkEncoding(request: IncomingMessage, body: Buffer): void {
+  const coding = request.headers['content-encoding']?.trim().toLowerCase();
+  if (coding && coding !== 'identity') {
+    throw new AppError('unsupported_media_type', `Content-Encoding ${echoed(coding)} is not accepted; send the body uncompressed.`);
+  }
+  const contentType = request.headers['content-type'] ?? '';
+  const charset = charsetParameter.exec(contentType)?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new AppError('unsupported_media_type', `charset=${echoed(charset)} is not accepted; send the body in UTF-8.`);
+  }
+  if (jsonMediaType.test(contentType) && !isUtf8(body)) throw new AppError('invalid_json', 'The body is not valid UTF-8.');
 }

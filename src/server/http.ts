@@ -135,7 +135,15 @@ export function createRequestHandler(deps: HttpDependencies) {
       sendGraphiQLPage(request, response);
       return;
     }
-    const body = methodsWithBody.has(request.method ?? '') ? await readBody(request, response, deps.maxBodyBytes) : Buffer.alloc(0);
+    let body: Buffer;
+    try {
+      body = methodsWithBody.has(request.method ?? '') ? await readBody(request, response, deps.maxBodyBytes) : Buffer.alloc(0);
+    } catch (error) {
+      // A body refused (too large, compressed, not UTF-8) is answered as a GraphQL error, as everything else here is.
+      if (!(error instanceof AppError)) throw error;
+      refuseGraphQL(request, response, error);
+      return;
+    }
     // Until an operation runs (parsed, validated, found), the request counts as graphql:other.
     graphqlRoutes.set(response, otherGraphQLRoute);
     const method = request.method ?? 'GET';
@@ -207,6 +215,12 @@ export function createRequestHandler(deps: HttpDependencies) {
       { method, headers, ...(body.length ? { body: new Uint8Array(body) } : {}) },
       serverContext,
     );
+    // Yoga answers a body of a type it cannot read with an empty 415: the client is told what it takes.
+    if (fetchResponse.status === 415) {
+      await fetchResponse.body?.cancel();
+      refuseGraphQL(request, response, new AppError('unsupported_media_type', 'Send the request as JSON (Content-Type: application/json), or as a GET query string.'));
+      return;
+    }
     await writeFetchResponse(response, fetchResponse);
   }
 

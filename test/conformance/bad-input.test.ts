@@ -95,6 +95,62 @@ describe('NUL characters', () => {
   });
 });
 
+describe('text that is not well-formed', () => {
+  const booking = (name: string) => ({ service_id: 'svc_x', start_time: '2030-01-01T19:00:00Z', customer: { name, email: 'a@example.com' } });
+  const post = (path: string, body: string | Buffer, headers: Record<string, string>) =>
+    fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...headers }, body: typeof body === 'string' ? body : new Uint8Array(body) });
+
+  it('a lone surrogate (\\ud800) in a body or an argument is refused naming it, not stored as U+FFFD', async () => {
+    const { status, body } = await call('POST', '/v1/bookings', booking('Ada\ud800'));
+    expect({ status, code: body.code, errors: body.errors }).toMatchObject({
+      status: 422,
+      code: 'validation_failed',
+      errors: [{ field: 'customer.name', code: 'invalid_character' }],
+    });
+    const answer = await graphql('query ($q: String) { events(q: $q) { edges { node { id } } } }', { q: 'a\udc00' });
+    expect(answer.body.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_parameter', errors: [{ field: 'q', code: 'invalid_character' }] });
+    // A pair of surrogates is one character, and fine.
+    expect((await graphql('query ($q: String) { events(q: $q) { edges { node { id } } } }', { q: '\ud83c\udf83' })).body.errors).toBeUndefined();
+  });
+
+  it('a JSON body that is not UTF-8 is 400, on REST and GraphQL', async () => {
+    const latin1 = Buffer.concat([Buffer.from(JSON.stringify(booking('Ren')).slice(0, -3)), Buffer.from([0xe9]), Buffer.from('e"}}')]);
+    const rest = await post('/v1/bookings', latin1, { 'content-type': 'application/json' });
+    expect({ status: rest.status, code: (await rest.json()).code }).toEqual({ status: 400, code: 'invalid_json' });
+    const graphQL = await post('/graphql', Buffer.from([...Buffer.from('{"query":"{ __typename }","variables":{"a":"'), 0xff, ...Buffer.from('"}}')]), {
+      'content-type': 'application/json',
+    });
+    expect({ status: graphQL.status, code: (await graphQL.json()).errors?.[0]?.extensions?.code }).toEqual({ status: 400, code: 'invalid_json' });
+  });
+
+  it('a charset other than UTF-8, or a Content-Encoding, is 415 and nothing is done', async () => {
+    const text = JSON.stringify(booking('Plain'));
+    for (const headers of [
+      { 'content-type': 'application/json; charset=iso-8859-1' },
+      { 'content-type': 'application/json; charset="utf-16"' },
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      { 'content-type': 'application/json', 'content-encoding': 'zstd' },
+    ] as Record<string, string>[]) {
+      const rest = await post('/v1/bookings', text, headers);
+      expect({ headers, status: rest.status, code: (await rest.json()).code }).toEqual({ headers, status: 415, code: 'unsupported_media_type' });
+      const graphQL = await post('/graphql', '{"query":"{ __typename }"}', headers);
+      expect({ headers, status: graphQL.status, code: (await graphQL.json()).errors?.[0]?.extensions?.code }).toEqual({ headers, status: 415, code: 'unsupported_media_type' });
+    }
+    const utf8 = await post('/v1/bookings', text, { 'content-type': 'application/json; charset=UTF-8', 'content-encoding': 'identity' });
+    // Read: refused for what it says (svc_x is no service id), not for how it was sent.
+    expect({ status: utf8.status, code: (await utf8.json()).code }).toEqual({ status: 422, code: 'validation_failed' });
+  });
+
+  it('a GraphQL request of a media type it does not read is 415 saying what it takes', async () => {
+    for (const contentType of ['text/plain', 'application/xml']) {
+      const response = await post('/graphql', '{"query":"{ __typename }"}', { 'content-type': contentType });
+      const body = await response.json();
+      expect({ contentType, status: response.status, code: body.errors?.[0]?.extensions?.code }).toEqual({ contentType, status: 415, code: 'unsupported_media_type' });
+      expect(body.errors[0].message).toContain('application/json');
+    }
+  });
+});
+
 describe('dates outside what PostgreSQL and Date hold', () => {
   it('are 400 on REST lists and in GraphQL arguments', async () => {
     for (const path of [
@@ -246,7 +302,11 @@ describe('GraphQL params', () => {
       const form = new FormData();
       for (const [name, value] of Object.entries(fields)) form.append(name, value);
       form.append('0', new Blob(['file']), 'file.txt');
-      const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${key}`, accept: 'application/graphql-response+json' }, body: form });
+      const response = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, accept: 'application/graphql-response+json' },
+        body: form,
+      });
       const body = await response.json();
       expect({ fields, status: response.status, code: body.errors?.[0]?.extensions?.code }).toEqual({ fields, status: 400, code: 'invalid_request' });
     }
