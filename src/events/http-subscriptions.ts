@@ -1,5 +1,5 @@
 import type { ExecutionResult } from 'graphql';
-import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { isAsyncIterable, processRegularResult, type Plugin } from 'graphql-yoga';
 import type { Context } from '../graphql/context.js';
 import { maskGraphQLError } from '../graphql/errors.js';
 import { problemFor } from '../server/problem.js';
@@ -174,6 +174,12 @@ export function useHttpSubscriptionTransports(): Plugin<Context> {
     },
     onResultProcess: ({ request, result, resultProcessor, setResultProcessor, serverContext }) => {
       const transport = isAsyncIterable(result) ? subscriptionTransportFor(request.headers.get('accept')) : null;
+      if (!refused.has(request) && !transport && !resultProcessor && subscriptionTransportFor(request.headers.get('accept')) === 'multipart') {
+        // A subscription refused before its stream began (an argument, a record not found): its errors
+        // as a GraphQL response with the status they call for, as over SSE, not a 406 for the Accept.
+        setResultProcessor(processRegularResult, 'application/graphql-response+json');
+        return;
+      }
       // Yoga would send the refusal of an Accept such as text/event-stream;q=0 as an event stream.
       if (refused.has(request) || (!transport && !resultProcessor)) {
         const requestId = (serverContext as { requestId?: string }).requestId ?? '';

@@ -124,6 +124,21 @@ describe('HTTP subscriptions and the Accept header', () => {
     await events.body!.cancel();
   });
 
+  it('answers a subscription refused before its stream, to an Accept of the multipart protocol alone, with its errors and their status, not a 406', async () => {
+    for (const [query, status, code] of [
+      ['subscription { bookingEvents(after: "msg_\\u0000") { id } }', 400, 'invalid_parameter'],
+      [`subscription { availabilityChanged(serviceId: "svc_nothing", startDate: "2027-03-01", endDate: "2027-03-01") { remaining } }`, 404, 'not_found'],
+    ] as const) {
+      const response = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'multipart/mixed;subscriptionSpec=1.0' },
+        body: JSON.stringify({ query }),
+      });
+      expect({ query, status: response.status, type: response.headers.get('content-type') }).toEqual({ query, status, type: 'application/graphql-response+json; charset=utf-8' });
+      expect((await response.json()).errors[0].extensions.code).toBe(code);
+    }
+  });
+
   it('follows the client’s preference between the two', async () => {
     const response = await subscribe('text/event-stream;q=0.5, multipart/mixed;subscriptionSpec=1.0');
     expect(response.headers.get('content-type')).toMatch(/^multipart\/mixed/);
