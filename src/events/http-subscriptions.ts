@@ -1,4 +1,4 @@
-import type { ExecutionResult } from 'graphql';
+import { getOperationAST, OperationTypeNode, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, processRegularResult, type Plugin } from 'graphql-yoga';
 import type { Context } from '../graphql/context.js';
 import { maskGraphQLError } from '../graphql/errors.js';
@@ -163,7 +163,17 @@ function notAcceptableResponse(accept: string | null, requestId: string): Respon
 export function useHttpSubscriptionTransports(): Plugin<Context> {
   /** Requests refused here: their answer is the refusal, whatever Yoga chose to send it in. */
   const refused = new WeakSet<Request>();
+  /** Requests of a subscription (not a query Yoga may send as an event stream too). */
+  const subscriptions = new WeakSet<Request>();
   return {
+    // Noted once parsed, as a refusal before onSubscribe (a cost, an argument) may leave it uncalled.
+    onParse: ({ context }) => {
+      const { request, params } = context as { request?: Request; params?: { operationName?: string | null } };
+      if (!request) return undefined;
+      return ({ result }) => {
+        if (!(result instanceof Error) && getOperationAST(result, params?.operationName)?.operation === OperationTypeNode.SUBSCRIPTION) subscriptions.add(request);
+      };
+    },
     onSubscribe: ({ args, setResultAndStopExecution }) => {
       // graphql-ws operations have no Fetch request: their transport is the socket.
       const request = (args.contextValue as { request?: Request }).request;
@@ -174,9 +184,10 @@ export function useHttpSubscriptionTransports(): Plugin<Context> {
     },
     onResultProcess: ({ request, result, resultProcessor, setResultProcessor, serverContext }) => {
       const transport = isAsyncIterable(result) ? subscriptionTransportFor(request.headers.get('accept')) : null;
-      if (!refused.has(request) && !transport && !resultProcessor && subscriptionTransportFor(request.headers.get('accept')) === 'multipart') {
-        // A subscription refused before its stream began (an argument, a record not found): its errors
-        // as a GraphQL response with the status they call for, as over SSE, not a 406 for the Accept.
+      if (!refused.has(request) && !transport && subscriptions.has(request) && subscriptionTransportFor(request.headers.get('accept'))) {
+        // A subscription refused before its stream began (an argument, a record not found, a scope):
+        // its errors as a GraphQL response with the status they call for, not a stream of one error
+        // (which EventSource would reconnect to for ever) nor a 406 for the Accept.
         setResultProcessor(processRegularResult, 'application/graphql-response+json');
         return;
       }

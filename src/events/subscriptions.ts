@@ -26,18 +26,18 @@ function readLogPage(prisma: PrismaClient, accountId: string, afterSeq: bigint):
   return read;
 }
 
-/** Where a stream starts: after an event a client names (`after`, or SSE's Last-Event-ID), or after a position. */
-type StreamStart = { afterEvent: string; named: 'after' | 'Last-Event-ID' } | { afterSeq: bigint };
-
 /**
- * A stream without a resumption point starts at the end of the log as it is when the subscription
- * is made, not when its first event is asked for: an event committed in between is still sent.
+ * Where a stream starts: after an event a client names (`after`, or SSE's Last-Event-ID), found
+ * before the stream begins so that naming none of the account's is refused as the request's error
+ * (400 over HTTP, an `error` message over graphql-ws). Without one, at the end of the log as it is
+ * when the subscription is made, not when its first event is asked for: an event committed in
+ * between is still sent.
  */
-async function streamStart(context: Context, afterEventId: string | null): Promise<StreamStart> {
+async function streamStart(context: Context, afterEventId: string | null): Promise<bigint> {
   const resumeAfter = afterEventId ?? context.lastEventId;
-  if (resumeAfter) return { afterEvent: resumeAfter, named: afterEventId ? 'after' : 'Last-Event-ID' };
+  if (resumeAfter) return logPositionOf(context, resumeAfter, afterEventId ? 'after' : 'Last-Event-ID');
   const { _max } = await context.prisma.bookingEvent.aggregate({ where: { accountId: context.principal!.accountId }, _max: { seq: true } });
-  return { afterSeq: _max.seq ?? 0n };
+  return _max.seq ?? 0n;
 }
 
 /**
@@ -45,11 +45,11 @@ async function streamStart(context: Context, afterEventId: string | null): Promi
  * the log is read, and every notice is answered by reading the log past the last event sent, so no
  * event falls between replay and live, none comes twice, and order is the log's.
  */
-async function* bookingEventStream(context: Context, start: StreamStart, types: LogEventType[] | null): AsyncGenerator<BookingEvent> {
+async function* bookingEventStream(context: Context, afterSeq: bigint, types: LogEventType[] | null): AsyncGenerator<BookingEvent> {
   const accountId = context.principal!.accountId;
   const notices = context.services.bookingEventBus.subscribe(accountId)[Symbol.asyncIterator]();
   try {
-    let lastSeq = 'afterSeq' in start ? start.afterSeq : await logPositionOf(context, start.afterEvent, start.named);
+    let lastSeq = afterSeq;
     // The newest position a notice announced, and how many reads to the end of the log were made for it.
     let announced: bigint | undefined;
     let readsForNotice = 0;

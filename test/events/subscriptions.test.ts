@@ -183,10 +183,16 @@ describe('bookingEvents over SSE', () => {
     resumed.close();
   });
 
-  it('answers a Last-Event-ID that names no event of the account with invalid_parameter', async () => {
-    const stream = await openEventStream('subscription { bookingCreated { id } }', { 'last-event-id': 'msg_nosuchevent000000000000' });
-    const message = await stream.next();
-    stream.close();
-    expect(message.data.errors![0]!.extensions!.code).toBe('invalid_parameter');
+  it('refuses a Last-Event-ID that names no event of the account with 400 invalid_parameter before the stream begins, as it refuses such an after', async () => {
+    for (const headers of [{ 'last-event-id': 'msg_nosuchevent000000000000' }, { 'last-event-id': 'msg_' }, {}] as Record<string, string>[]) {
+      const query = 'last-event-id' in headers ? 'subscription { bookingCreated { id } }' : 'subscription { bookingEvents(after: "msg_nosuchevent000000000000") { id } }';
+      const response = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+        body: JSON.stringify({ query }),
+      });
+      const body = await response.json();
+      expect({ headers, status: response.status, code: body.errors?.[0]?.extensions?.code }).toEqual({ headers, status: 400, code: 'invalid_parameter' });
+    }
   });
 });
