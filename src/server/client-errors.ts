@@ -14,7 +14,7 @@ function refusalOf(code: string | undefined): AppError {
 /**
  * Answers a request Node's HTTP parser refused (malformed, headers too large, not whole in time)
  * with a problem document, as every other refusal is answered, instead of Node's bare status line;
- * then closes the connection, which is in no state to carry another request.
+ * then closes the connection, which is in no state to carry another request. A CONNECT too.
  */
 export function answerClientErrors(server: Server): void {
   // Each connection's responses not yet finished (pipelined requests queue theirs): a refusal written
@@ -32,14 +32,29 @@ export function answerClientErrors(server: Server): void {
       socket.destroy();
       return;
     }
-    const refusal = refusalOf(error.code);
-    const problem = problemFor(refusal, `req_${randomUUID().replaceAll('-', '')}`);
-    const body = JSON.stringify(problem);
-    const answer = `HTTP/1.1 ${problem.status} ${problem.title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
-    // Closed from this side once written, whether or not the client closes its own (a half-open
-    // connection would otherwise outlive the request and hold up the server's close).
-    socket.end(answer, () => socket.destroy());
+    refuseOnSocket(socket, refusalOf(error.code));
   });
+  // Node closes a CONNECT without a word when nothing listens for it: it is refused as any other method is.
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) =>
+    refuseOnSocket(
+      socket,
+      new AppError('method_not_allowed', 'CONNECT is not served here: this server is no proxy.', { headers: { allow: 'GET, HEAD, POST, PATCH, DELETE, OPTIONS' } }),
+    ),
+  );
+}
+
+/**
+ * Answers on a connection no response object owns (a request Node could not read, a CONNECT, an
+ * upgrade refused) with a problem document, then closes it from this side once written, whether or
+ * not the client closes its own (a half-open connection would otherwise outlive the request and
+ * hold up the server's close).
+ */
+export function refuseOnSocket(socket: Duplex, refusal: AppError): void {
+  const problem = problemFor(refusal, `req_${randomUUID().replaceAll('-', '')}`);
+  const body = JSON.stringify(problem);
+  const headers = Object.entries(refusal.headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  const answer = `HTTP/1.1 ${problem.status} ${problem.title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers.join('')}connection: close\r\n\r\n${body}`;
+  socket.end(answer, () => socket.destroy());
 }
 
 /**

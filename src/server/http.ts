@@ -257,6 +257,11 @@ export function createRequestHandler(deps: HttpDependencies) {
       deps.metrics.observeRequest(route, response.statusCode, (performance.now() - startedAt) / 1000);
     });
     try {
+      if (request.httpVersion === '1.1' && request.headers.host === undefined) {
+        // As Node would: the connection of a request this broken carries no other.
+        response.shouldKeepAlive = false;
+        throw new AppError('invalid_request', 'An HTTP/1.1 request must send a Host header.');
+      }
       // Node hands on every Expect header (handleExpectations); 100-continue is met where a body is read.
       if (request.headers.expect !== undefined && !expectsContinue(request)) {
         throw new AppError('expectation_failed', 'The only expectation this server meets is Expect: 100-continue.');

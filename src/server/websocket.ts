@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
 import { CloseCode, type Context as SocketContext, type SubscribePayload } from 'graphql-ws';
@@ -16,7 +17,8 @@ import { otherGraphQLRoute } from '../analytics/recorder.js';
 import { graphqlRouteOf } from '../analytics/tracking.js';
 import { maskSocketError } from '../graphql/errors.js';
 import { paramsRefusal } from '../graphql/limits.js';
-import { AppError, databaseUnavailable } from '../shared/errors.js';
+import { AppError, databaseUnavailable, echoed } from '../shared/errors.js';
+import { refuseOnSocket } from './client-errors.js';
 import { quotaSubjectOf, subscriptionLimits, tooManySubscriptions, type SubscriptionQuota } from './subscription-quota.js';
 import type { Yoga } from './yoga.js';
 
@@ -183,7 +185,17 @@ export function attachGraphQLWebSocket(
   options: WebSocketOptions,
   usage?: UsageRecorder,
 ): GraphQLWebSocket {
-  const webSocketServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: options.maxPayloadBytes, WebSocket: ClientWebSocket });
+  const webSocketServer = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes, WebSocket: ClientWebSocket });
+  // Upgrades are taken here rather than by ws, which refuses another path or a bad handshake with a bare text/html 400.
+  httpServer.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (request.url ?? '/').split('?', 1)[0];
+    if (path !== '/graphql')
+      return refuseOnSocket(socket, new AppError('not_found', `No WebSocket endpoint at ${echoed(path ?? '/')}: GraphQL over WebSocket is served at /graphql.`));
+    webSocketServer.handleUpgrade(request, socket, head, (webSocket) => webSocketServer.emit('connection', webSocket, request));
+  });
+  webSocketServer.on('wsClientError', (error: Error, socket: Duplex) =>
+    refuseOnSocket(socket, new AppError('invalid_request', `The WebSocket handshake is not valid: ${error.message}.`)),
+  );
   const { quota } = options;
   /** Queries and mutations of every socket, for the gauge: running, and waiting their turn. */
   const operationCounts = { running: 0, waiting: 0 };

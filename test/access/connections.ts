@@ -66,6 +66,12 @@ export async function openEventStream(baseUrl: string, credential: string | null
   });
   const stream = { response, payloads: [] as Payload[], endedAt: 0, close: () => controller.abort() };
   cleanups.push(stream.close);
+  if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    // Refused before any stream: the answer is the one payload, a GraphQL response in JSON.
+    stream.payloads.push((await response.json()) as Payload);
+    stream.endedAt = Date.now();
+    return stream;
+  }
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let buffered = '';

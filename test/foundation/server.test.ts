@@ -58,6 +58,31 @@ describe('a request Node cannot read as HTTP', () => {
     expect(problemIn(malformed)).toMatchObject({ status: 400, code: 'invalid_request' });
   });
 
+  it('nor a request Node or ws would refuse barely: CONNECT 405, no Host 400, an upgrade to another path 404, a bad handshake 400', async () => {
+    const answers = {
+      connect: await rawExchange(server.url, 'CONNECT /v1/bookings HTTP/1.1\r\nHost: x\r\n\r\n'),
+      noHost: await rawExchange(server.url, 'GET /healthz HTTP/1.1\r\n\r\n'),
+      otherPath: await rawExchange(
+        server.url,
+        'GET /v1/bookings HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+      ),
+      badKey: await rawExchange(
+        server.url,
+        'GET /graphql HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: x\r\n\r\n',
+      ),
+      h2c: await rawExchange(server.url, 'GET /graphql HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n'),
+    };
+    const shown = Object.fromEntries(Object.entries(answers).map(([name, answer]) => [name, { line: answer.split('\r\n', 1)[0], code: problemIn(answer)['code'] }]));
+    expect(shown).toEqual({
+      connect: { line: 'HTTP/1.1 405 Method Not Allowed', code: 'method_not_allowed' },
+      noHost: { line: 'HTTP/1.1 400 Bad Request', code: 'invalid_request' },
+      otherPath: { line: 'HTTP/1.1 404 Not Found', code: 'not_found' },
+      badKey: { line: 'HTTP/1.1 400 Bad Request', code: 'invalid_request' },
+      h2c: { line: 'HTTP/1.1 400 Bad Request', code: 'invalid_request' },
+    });
+    expect(answers.connect).toMatch(/\r\nallow: GET, HEAD, POST, PATCH, DELETE, OPTIONS\r\n/);
+  });
+
   it('is answered and its connection closed, though the client keeps its own side open', async () => {
     const connections = () => new Promise<number>((resolve, reject) => server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
     const socket = net.connect({ port: Number(new URL(server.url).port), host: '127.0.0.1', allowHalfOpen: true });
@@ -105,7 +130,8 @@ describe('a request with an Expect header', () => {
       `POST /graphql HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${server.app.services.config.MAX_BODY_BYTES + 1}\r\n\r\n`,
     );
     expect(tooLarge).toMatch(/^HTTP\/1\.1 413 /);
-    expect(problemIn(tooLarge)).toMatchObject({ status: 413, code: 'payload_too_large' });
+    // On /graphql, as a GraphQL error, as everything there is answered.
+    expect(JSON.parse(tooLarge.split('\r\n\r\n')[1]!).errors[0].extensions).toEqual({ code: 'payload_too_large' });
 
     const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
     let answer = '';
