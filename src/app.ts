@@ -103,7 +103,9 @@ export function createApp(options: AppOptions): App {
   };
   const turns = turnsOfPool(config.DATABASE_POOL_SIZE);
   const metrics = createMetrics({
-    pendingDeliveries: () => settleWithin(database.prisma.webhookDelivery.count({ where: { status: 'pending' } }), probeDeadlineMs, () => Number.NaN),
+    // What the workers have to send: a disabled endpoint's pending deliveries wait, uncounted, until it is enabled again.
+    pendingDeliveries: () =>
+      settleWithin(database.prisma.webhookDelivery.count({ where: { status: 'pending', endpoint: { enabled: true, deletedAt: null } } }), probeDeadlineMs, () => Number.NaN),
     // Read at a scrape, once the sockets are attached below.
     operations: () => turns.counts(),
     socketOperations: () => webSocket.operations(),

@@ -18,7 +18,7 @@ export interface Metrics {
 const maxOperationLabels = 200;
 
 export function createMetrics(sources: {
-  /** Settles within a deadline, so a scrape never waits for a hung database. */
+  /** Pending deliveries of enabled endpoints; settles within a deadline, so a scrape never waits for a hung database. */
   pendingDeliveries(): Promise<number>;
   /** Queries and mutations of every transport: running, and waiting their credential's turn (FairTurns). */
   operations(): { running: number; waiting: number };
@@ -53,7 +53,7 @@ export function createMetrics(sources: {
   });
   new Gauge({
     name: 'hallowgate_webhook_queue_depth',
-    help: 'Webhook deliveries waiting to be sent or retried (all instances share the queue).',
+    help: 'Webhook deliveries waiting to be sent or retried to enabled endpoints (all instances share the queue).',
     registers: [registry],
     // A scrape must still answer while the database is down or hung (that is when it matters): the
     // source settles within its deadline, NaN (unknown) when the database did not answer.

@@ -5,6 +5,7 @@ import { newWebhookSecret } from '../../src/events/webhooks/signing.js';
 import { newId } from '../../src/shared/ids.js';
 import { apiClient, futureSlot } from '../support/http.js';
 import { startReceiver } from '../support/receiver.js';
+import { webhookQueueDepth } from '../support/metrics.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
 import { openService } from '../support/bookable.js';
@@ -107,6 +108,68 @@ describe('an endpoint that answers 410 Gone', () => {
     expect((await redeliver()).status).toBe(202);
     await receiver.waitFor(2);
     await receiver.close();
+  });
+});
+
+describe('an endpoint disabled for failing WEBHOOK_DISABLE_AFTER_MS', () => {
+  it('keeps the deliveries it had queued pending, out of the queue depth and refused a redelivery (endpoint_disabled), and sends them in log order once enabled again', async () => {
+    const hourMs = 3_600_000;
+    // Moved an hour ahead below, so the endpoint's failures last the hour that disables it without waiting for it.
+    let offsetMs = 0;
+    const disabling = await startTestServer({
+      seed: true,
+      clock: () => new Date(Date.now() + offsetMs),
+      config: { WEBHOOK_POLL_MS: 25, WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_DISABLE_AFTER_MS: hourMs },
+    });
+    let failing = true;
+    const receiver = await startReceiver(() => (failing ? 500 : 200));
+    const witness = await startReceiver();
+    try {
+      const call = apiClient(disabling.url, (await disabling.createKey()).key);
+      const endpoint = (await call('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['booking.created'] })).body;
+      const deliveries = async (id: string) =>
+        (await call('GET', `/v1/webhook_endpoints/${id}/deliveries`)).body.data as { id: string; status: string; attempt_count: number; attempts: unknown[] }[];
+      const disablingServiceId = await openService(disabling.prisma);
+      const book = async (days: number) => (await call('POST', '/v1/bookings', { service_id: disablingServiceId, start_time: futureSlot(days), customer })).body.id as string;
+
+      await book(72);
+      // Its first attempt fails and is recorded, due again in an hour; the next two wait behind it.
+      await expect.poll(async () => (await deliveries(endpoint.id))[0]?.attempts.length, { timeout: 5000 }).toBe(1);
+      const waiting = [await book(73), await book(74)];
+      expect(await webhookQueueDepth(disabling.url)).toBe(3);
+
+      // An hour on, its retry fails too, an hour after the first failure: the endpoint is disabled.
+      offsetMs = hourMs;
+      await expect.poll(async () => (await call('GET', `/v1/webhook_endpoints/${endpoint.id}`)).body.enabled, { timeout: 5000 }).toBe(false);
+      const disabled = await deliveries(endpoint.id);
+      expect(disabled.map((delivery) => [delivery.status, delivery.attempt_count])).toEqual([
+        ['pending', 0],
+        ['pending', 0],
+        ['failed', 2],
+      ]);
+
+      // A later event to another endpoint is claimed after them (it is due later), so once it is
+      // delivered, they would have been claimed too had they been claimable.
+      const other = (await call('POST', '/v1/webhook_endpoints', { url: witness.url, events: ['booking.created'] })).body;
+      await book(75);
+      await expect.poll(async () => (await deliveries(other.id))[0]?.status, { timeout: 5000 }).toBe('succeeded');
+      expect((await deliveries(endpoint.id)).map((delivery) => delivery.attempt_count)).toEqual([0, 0, 2]);
+      expect(receiver.received).toHaveLength(2);
+      expect(await webhookQueueDepth(disabling.url)).toBe(0);
+      const refused = await call('POST', `/v1/webhook_endpoints/${endpoint.id}/deliveries/${disabled[0]!.id}/redeliver`);
+      expect([refused.status, refused.body.code]).toEqual([409, 'endpoint_disabled']);
+      expect(refused.body.detail).toMatch(/No successful delivery since/);
+
+      failing = false;
+      expect((await call('PATCH', `/v1/webhook_endpoints/${endpoint.id}`, { enabled: true })).status).toBe(200);
+      const resumed = (await receiver.waitFor(4)).slice(2);
+      expect(resumed.map((webhook) => (JSON.parse(webhook.body) as { data: { id: string } }).data.id)).toEqual(waiting);
+      await expect.poll(async () => (await deliveries(endpoint.id)).map((delivery) => delivery.status), { timeout: 5000 }).toEqual(['succeeded', 'succeeded', 'failed']);
+    } finally {
+      await receiver.close();
+      await witness.close();
+      await disabling.close();
+    }
   });
 });
 

@@ -135,10 +135,12 @@ export async function rotateEndpointSecret(context: Context, id: string): Promis
 
 /** Sends a delivery again now, with the same webhook-id, whatever its earlier outcome. */
 export async function redeliver(context: Context, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
-  await findOwnEndpoint(context, endpointId);
+  const endpoint = await findOwnEndpoint(context, endpointId);
   const delivery = await context.prisma.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId } });
   if (!delivery) throw notFound('delivery', deliveryId);
   const stillAttempted = () => new AppError('delivery_pending', 'This delivery is still being attempted; redeliver it once it has succeeded or failed.');
+  // Disabled first: a disabled endpoint's pending delivery is not being attempted, it waits for the endpoint to be enabled.
+  if (!endpoint.enabled) throw endpointDisabled(endpoint);
   if (delivery.status === 'pending') throw stillAttempted();
   // Only while the endpoint is enabled, checked in the same statement (the worker may disable it meanwhile):
   // a disabled endpoint receives nothing, so the delivery would wait, pending, until it is enabled.
@@ -147,14 +149,12 @@ export async function redeliver(context: Context, endpointId: string, deliveryId
     data: { status: 'pending', nextAttemptAt: context.services.clock(), lockedUntil: null, completedAt: null },
   });
   if (count === 0) {
-    const endpoint = await findOwnEndpoint(context, endpointId);
-    if (!endpoint.enabled) {
-      throw new AppError(
-        'endpoint_disabled',
-        `This endpoint is disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}; enable it (enabled: true) to redeliver.`,
-      );
-    }
-    throw stillAttempted();
+    const current = await findOwnEndpoint(context, endpointId);
+    throw current.enabled ? stillAttempted() : endpointDisabled(current);
   }
   return context.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+}
+
+function endpointDisabled(endpoint: WebhookEndpoint): AppError {
+  return new AppError('endpoint_disabled', `This endpoint is disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}; enable it (enabled: true) to redeliver.`);
 }
