@@ -178,6 +178,38 @@ describe('webhook endpoints', () => {
   });
 });
 
+describe('attempts', () => {
+  it('run from their request to its answer: started_at is when the request went, duration_ms the time its answer took', async () => {
+    const answerMs = 1234;
+    // The server's clock stands still but while the receiver holds the request, which takes answerMs of
+    // it: an attempt measured from its request to its answer lasts exactly that.
+    let now = new Date();
+    const timed = await startTestServer({ seed: true, clock: () => now, config: { WEBHOOK_POLL_MS: 25 } });
+    let sentAt: Date | undefined;
+    const receiver = await startReceiver(() => {
+      sentAt = now;
+      now = new Date(now.getTime() + answerMs);
+      return 200;
+    });
+    try {
+      const timedCall = apiClient(timed.url, (await timed.createKey()).key);
+      const endpoint = await timedCall('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['booking.created'] });
+      await timedCall('POST', '/v1/bookings', { service_id: await openService(timed.prisma), start_time: futureSlot(58), customer });
+      const deliveries = async () => (await timedCall('GET', `/v1/webhook_endpoints/${endpoint.body.id}/deliveries`)).body.data;
+      await expect.poll(async () => (await deliveries())[0]?.status, { timeout: 5000 }).toBe('succeeded');
+      const [delivery] = await deliveries();
+      const [attempt] = delivery.attempts;
+      expect(Date.parse(attempt.started_at)).toBe(sentAt!.getTime());
+      expect(Date.parse(attempt.started_at)).toBeGreaterThanOrEqual(Date.parse(delivery.created_at));
+      expect(attempt.duration_ms).toBe(answerMs);
+      expect(Date.parse(delivery.completed_at)).toBe(sentAt!.getTime() + answerMs);
+    } finally {
+      await receiver.close();
+      await timed.close();
+    }
+  });
+});
+
 describe('destinations', () => {
   it('refuses private, loopback and link-local URLs unless WEBHOOK_ALLOW_PRIVATE is on', async () => {
     const strict = await startTestServer({ config: { WEBHOOK_ALLOW_PRIVATE: false } });

@@ -85,7 +85,7 @@ export function parseSchedule(text: string): number[] {
   });
 }
 
-/** `deadlineMs`: how long `deadline` gave the attempt, for the outcome to say. */
+/** `deadlineMs`: how long `deadline` gave the attempt, for the outcome to say. `started`: when the request began. */
 async function send(options: AttemptOptions, endpoint: WebhookEndpoint, delivery: ClaimedDelivery, deadline: AbortSignal, deadlineMs: number) {
   const { clock } = options;
   const started = clock();
@@ -101,10 +101,10 @@ async function send(options: AttemptOptions, endpoint: WebhookEndpoint, delivery
   };
   try {
     const status = await postWebhook(new URL(endpoint.url), headers, body, { allowPrivate: options.allowPrivate, signal: deadline });
-    return { ok: status >= 200 && status < 300, responseStatus: status, error: null };
+    return { ok: status >= 200 && status < 300, responseStatus: status, error: null, started };
   } catch (error) {
     const message = deadline.aborted ? `No answer within ${deadlineMs} ms.` : describeDeliveryFailure(error);
-    return { ok: false, responseStatus: null, error: message };
+    return { ok: false, responseStatus: null, error: message, started };
   }
 }
 
@@ -136,10 +136,10 @@ async function sendAndRecord(options: AttemptOptions, delivery: ClaimedDelivery,
   }
   const deadline = AbortSignal.timeout(sendingMs);
   const endpoint = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: delivery.endpoint_id } });
-  const started = performance.now();
-  const outcome = await send(options, endpoint, delivery, deadline, sendingMs);
-  span.answered(new URL(endpoint.url), outcome.responseStatus);
+  const { started, ...outcome } = await send(options, endpoint, delivery, deadline, sendingMs);
+  // The attempt lasts from its request to the answer (or the failure), not to the end of the database work recording it.
   const now = clock();
+  span.answered(new URL(endpoint.url), outcome.responseStatus);
   // A test event is attempted once, redelivered or not: it never holds the endpoint's real deliveries back.
   const retryAfter = isTestEventBody(delivery.payload) ? undefined : options.retrySchedule[delivery.attempt_count - 1];
   // 410 Gone: the receiver says the endpoint is no more, so it is disabled rather than retried.
@@ -162,8 +162,9 @@ async function sendAndRecord(options: AttemptOptions, delivery: ClaimedDelivery,
         id: newId('webhookAttempt'),
         deliveryId: delivery.id,
         attemptNumber: delivery.attempt_count,
-        startedAt: new Date(now.getTime() - Math.round(performance.now() - started)),
-        durationMs: Math.round(performance.now() - started),
+        startedAt: started,
+        // On the clock started_at and completed_at are read from; one set back meanwhile makes it no time, never a negative one.
+        durationMs: Math.max(0, now.getTime() - started.getTime()),
         responseStatus: outcome.responseStatus,
         error: outcome.error,
       },
