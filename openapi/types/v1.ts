@@ -1093,7 +1093,7 @@ export interface components {
             description?: string;
             /** @description Kinds to deliver; left out or empty means all. */
             events?: ("booking.created" | "booking.updated" | "booking.cancelled" | "waitlist.offered" | "api_key.usage_alert")[];
-            /** @description `https` (or `http`), without credentials, at most 2,048 characters. A host that resolves to a private, loopback or link-local address gives 422 (unless the server runs with `WEBHOOK_ALLOW_PRIVATE=1`). */
+            /** @description `https` (or `http`), without credentials, at most 2,048 characters. A host that does not resolve to a public address gives 422 (unless the server runs with `WEBHOOK_ALLOW_PRIVATE=1`), the same answer whether it does not resolve at all or resolves to a private, loopback or link-local address. */
             url: string;
         };
         CreateWidgetTokenInput: {

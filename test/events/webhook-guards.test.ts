@@ -246,8 +246,36 @@ describe('destinations', () => {
     expect(failed.status).toBe(503);
     const missing = await call('POST', '/v1/webhook_endpoints', { url: 'https://no-such-host.invalid/in' });
     expect(missing.status).toBe(422);
-    expect(missing.body.errors[0]).toMatchObject({ field: 'url', message: "url's host no-such-host.invalid does not resolve." });
+    expect(missing.body.errors[0].field).toBe('url');
   }, 15_000);
+
+  it('answers a host that does not resolve as one that resolves to loopback, byte for byte, so that saving endpoints tells no internal names', async () => {
+    const { key } = await strict.createKey();
+    const saved = (await apiClient(strict.url, key)('POST', '/v1/webhook_endpoints', { url: 'https://1.1.1.1/hooks' })).body;
+    // One request id for all, so that nothing but the host could make the answers differ.
+    const answer = async (method: string, path: string, url: string) => {
+      const response = await fetch(`${strict.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': 'req_same' },
+        body: JSON.stringify({ url }),
+      });
+      return { status: response.status, body: await response.text() };
+    };
+    for (const [method, path] of [
+      ['POST', '/v1/webhook_endpoints'],
+      ['PATCH', `/v1/webhook_endpoints/${saved.id}`],
+    ] as const) {
+      const loopback = await answer(method, path, 'https://localhost/hooks');
+      expect(loopback.status).toBe(422);
+      expect(JSON.parse(loopback.body).errors).toEqual([
+        { field: 'url', code: 'invalid', message: expect.stringMatching(/^url's host does not resolve to a public address \(.*WEBHOOK_ALLOW_PRIVATE=1\.$/) },
+      ]);
+      expect(await answer(method, path, 'https://no-such-host.invalid/hooks')).toEqual(loopback);
+    }
+    const [loopback, missing] = await Promise.all(['https://localhost/hooks', 'https://no-such-host.invalid/hooks'].map((url) => createGraphQLEndpoint(strict.url, key, { url })));
+    expect(loopback.errors[0].extensions.code).toBe('validation_failed');
+    expect(missing).toEqual(loopback);
+  });
 
   it('refuses at delivery a host that resolves to a forbidden address, without saying which address', async () => {
     const refused = await postWebhook(new URL('http://localhost:9/x'), {}, '{}', { allowPrivate: false, signal: AbortSignal.timeout(5000) }).catch((error: unknown) => error);

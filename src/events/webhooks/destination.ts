@@ -47,11 +47,11 @@ export function parseWebhookUrl(text: string): URL {
 /** How long saving an endpoint waits for the resolver to look its host up. */
 export const destinationLookupDeadlineMs = 5_000;
 
-/** The addresses `host` resolves to; null when it resolves to none; 'unanswered' when the resolver gave no answer (a temporary failure, or none within the deadline). */
-async function addressesOf(host: string): Promise<string[] | null | 'unanswered'> {
+/** The addresses `host` resolves to, none when it does not resolve; 'unanswered' when the resolver gave no answer (a temporary failure, or none within the deadline). */
+async function addressesOf(host: string): Promise<string[] | 'unanswered'> {
   const looked = lookup(host, { all: true }).then(
     (entries) => entries.map((entry) => entry.address),
-    (error: unknown) => ((error as { code?: unknown }).code === 'EAI_AGAIN' ? ('unanswered' as const) : null),
+    (error: unknown) => ((error as { code?: unknown }).code === 'EAI_AGAIN' ? ('unanswered' as const) : []),
   );
   return settleWithin(looked, destinationLookupDeadlineMs, () => 'unanswered' as const);
 }
@@ -61,14 +61,17 @@ export async function assertPublicDestination(url: URL, allowPrivate: boolean): 
   if (allowPrivate) return;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = ipaddr.isValid(host) ? [host] : await addressesOf(host);
-  if (addresses === null) throw invalidUrl(`url's host ${host} does not resolve.`);
   // The resolver's failure, not the URL's: worth trying again as it is.
   if (addresses === 'unanswered') {
     throw new AppError('service_unavailable', `The address of url's host ${host} could not be looked up now; retry shortly.`, { headers: { 'retry-after': '5' } });
   }
+  // A host that does not resolve and one that resolves inward get the same answer, so that saving
+  // endpoints cannot tell which internal names exist. How to allow private addresses is said here,
+  // where someone trying webhooks on their own machine looks.
   if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
-    // Said when the endpoint is saved, where someone trying webhooks on their own machine looks.
-    throw invalidUrl(`${forbiddenAddressMessage} To send webhooks to local or private addresses (local development), start the server with WEBHOOK_ALLOW_PRIVATE=1.`);
+    throw invalidUrl(
+      "url's host does not resolve to a public address (only public addresses can receive webhooks). To send webhooks to local or private addresses (local development), start the server with WEBHOOK_ALLOW_PRIVATE=1.",
+    );
   }
 }
 

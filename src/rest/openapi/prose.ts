@@ -103,7 +103,7 @@ export const sharedProse = {
     'WebhookEndpoint.disabledReason': 'Why the service disabled the endpoint.',
     'WebhookEndpointWithSecret.secret': 'The Standard Webhooks signing secret (`whsec_` and 32 random bytes in base64). Shown only in this answer.',
     'CreateWebhookEndpointInput.url':
-      '`https` (or `http`), without credentials, at most 2,048 characters. A host that resolves to a private, loopback or link-local address gives 422 (unless the server runs with `WEBHOOK_ALLOW_PRIVATE=1`).',
+      '`https` (or `http`), without credentials, at most 2,048 characters. A host that does not resolve to a public address gives 422 (unless the server runs with `WEBHOOK_ALLOW_PRIVATE=1`), the same answer whether it does not resolve at all or resolves to a private, loopback or link-local address.',
     'CreateWebhookEndpointInput.events': 'Kinds to deliver; left out or empty means all.',
     'CreateWebhookEndpointInput.description': 'At most 500 characters.',
     UpdateWebhookEndpointInput: 'Any of the fields; the ones left out keep their values.',
