@@ -1384,7 +1384,7 @@ export interface components {
             description: string | null;
             /** @description The kinds delivered; empty means all. */
             events: ("booking.created" | "booking.updated" | "booking.cancelled" | "waitlist.offered" | "api_key.usage_alert")[];
-            /** @description `false` after 5 days of failed deliveries, at once after a `410 Gone` answer (or when set so); `PATCH {"enabled": true}` re-enables it. While `false` nothing is sent: the deliveries queued before wait, `pending`, and resume in log order once it is re-enabled. */
+            /** @description `false` after 5 days of failed deliveries, at once after a `410 Gone` answer (or when set so); `PATCH {"enabled": true}` re-enables it. While `false` nothing is sent: the deliveries queued before wait, `pending`, and are sent at once, in log order, when it is re-enabled. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint. */
             disabled_reason: string | null;
@@ -1399,7 +1399,7 @@ export interface components {
             description: string | null;
             /** @description The kinds delivered; empty means all. */
             events: ("booking.created" | "booking.updated" | "booking.cancelled" | "waitlist.offered" | "api_key.usage_alert")[];
-            /** @description `false` after 5 days of failed deliveries, at once after a `410 Gone` answer (or when set so); `PATCH {"enabled": true}` re-enables it. While `false` nothing is sent: the deliveries queued before wait, `pending`, and resume in log order once it is re-enabled. */
+            /** @description `false` after 5 days of failed deliveries, at once after a `410 Gone` answer (or when set so); `PATCH {"enabled": true}` re-enables it. While `false` nothing is sent: the deliveries queued before wait, `pending`, and are sent at once, in log order, when it is re-enabled. */
             enabled: boolean;
             /** @description Why the service disabled the endpoint. */
             disabled_reason: string | null;

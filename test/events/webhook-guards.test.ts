@@ -112,14 +112,14 @@ describe('an endpoint that answers 410 Gone', () => {
 });
 
 describe('an endpoint disabled for failing WEBHOOK_DISABLE_AFTER_MS', () => {
-  it('keeps the deliveries it had queued pending, out of the queue depth and refused a redelivery (endpoint_disabled), and sends them in log order once enabled again', async () => {
+  it('keeps the deliveries it had queued pending, out of the queue depth and refused a redelivery (endpoint_disabled), and sends them at once in log order when enabled again', async () => {
     const hourMs = 3_600_000;
     // Moved an hour ahead below, so the endpoint's failures last the hour that disables it without waiting for it.
     let offsetMs = 0;
     const disabling = await startTestServer({
       seed: true,
       clock: () => new Date(Date.now() + offsetMs),
-      config: { WEBHOOK_POLL_MS: 25, WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_DISABLE_AFTER_MS: hourMs },
+      config: { WEBHOOK_POLL_MS: 25, WEBHOOK_RETRY_SCHEDULE: '1h,1h', WEBHOOK_DISABLE_AFTER_MS: hourMs },
     });
     let failing = true;
     const receiver = await startReceiver(() => (failing ? 500 : 200));
@@ -132,20 +132,21 @@ describe('an endpoint disabled for failing WEBHOOK_DISABLE_AFTER_MS', () => {
       const disablingServiceId = await openService(disabling.prisma);
       const book = async (days: number) => (await call('POST', '/v1/bookings', { service_id: disablingServiceId, start_time: futureSlot(days), customer })).body.id as string;
 
-      await book(72);
+      const firstBooking = await book(72);
       // Its first attempt fails and is recorded, due again in an hour; the next two wait behind it.
       await expect.poll(async () => (await deliveries(endpoint.id))[0]?.attempts.length, { timeout: 5000 }).toBe(1);
       const waiting = [await book(73), await book(74)];
       expect(await webhookQueueDepth(disabling.url)).toBe(3);
 
-      // An hour on, its retry fails too, an hour after the first failure: the endpoint is disabled.
+      // An hour on, its retry fails too, an hour after the first failure: the endpoint is disabled, and
+      // the delivery is due again in another hour.
       offsetMs = hourMs;
       await expect.poll(async () => (await call('GET', `/v1/webhook_endpoints/${endpoint.id}`)).body.enabled, { timeout: 5000 }).toBe(false);
       const disabled = await deliveries(endpoint.id);
       expect(disabled.map((delivery) => [delivery.status, delivery.attempt_count])).toEqual([
         ['pending', 0],
         ['pending', 0],
-        ['failed', 2],
+        ['pending', 2],
       ]);
 
       // A later event to another endpoint is claimed after them (it is due later), so once it is
@@ -160,11 +161,12 @@ describe('an endpoint disabled for failing WEBHOOK_DISABLE_AFTER_MS', () => {
       expect([refused.status, refused.body.code]).toEqual([409, 'endpoint_disabled']);
       expect(refused.body.detail).toMatch(/No successful delivery since/);
 
+      // Enabled again within that hour (the clock does not move): all three are sent now, in log order.
       failing = false;
       expect((await call('PATCH', `/v1/webhook_endpoints/${endpoint.id}`, { enabled: true })).status).toBe(200);
-      const resumed = (await receiver.waitFor(4)).slice(2);
-      expect(resumed.map((webhook) => (JSON.parse(webhook.body) as { data: { id: string } }).data.id)).toEqual(waiting);
-      await expect.poll(async () => (await deliveries(endpoint.id)).map((delivery) => delivery.status), { timeout: 5000 }).toEqual(['succeeded', 'succeeded', 'failed']);
+      const resumed = (await receiver.waitFor(5)).slice(2);
+      expect(resumed.map((webhook) => (JSON.parse(webhook.body) as { data: { id: string } }).data.id)).toEqual([firstBooking, ...waiting]);
+      await expect.poll(async () => (await deliveries(endpoint.id)).map((delivery) => delivery.status), { timeout: 5000 }).toEqual(['succeeded', 'succeeded', 'succeeded']);
     } finally {
       await receiver.close();
       await witness.close();

@@ -96,15 +96,23 @@ export async function updateEndpoint(context: Context, id: string, rawInput: unk
   const current = await findOwnEndpoint(context, id);
   // Aiming an endpoint that receives booking events elsewhere is as good as registering one.
   if (input.events !== undefined || input.url !== undefined) requireScopeForEvents(context, input.events ?? (current.events as WebhookEventType[]));
-  return context.prisma.webhookEndpoint.update({
-    where: { id },
-    data: {
-      ...(input.url !== undefined ? { url: await checkedUrl(context, input.url) } : {}),
-      ...(input.events !== undefined ? { events: input.events } : {}),
-      ...(input.description !== undefined ? { description: input.description } : {}),
-      // Re-enabling clears the failure streak that disabled it.
-      ...(input.enabled !== undefined ? { enabled: input.enabled, ...(input.enabled ? { failingSince: null, disabledReason: null } : {}) } : {}),
-    },
+  const url = input.url !== undefined ? await checkedUrl(context, input.url) : undefined;
+  return context.prisma.$transaction(async (tx) => {
+    if (input.enabled === true && !current.enabled) {
+      // Enabled again, the receiver is taken to be mended: what waited is sent now, not after the retry wait its last failure set.
+      const now = context.services.clock();
+      await tx.webhookDelivery.updateMany({ where: { endpointId: id, status: 'pending', nextAttemptAt: { gt: now } }, data: { nextAttemptAt: now } });
+    }
+    return tx.webhookEndpoint.update({
+      where: { id },
+      data: {
+        ...(url !== undefined ? { url } : {}),
+        ...(input.events !== undefined ? { events: input.events } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        // Re-enabling clears the failure streak that disabled it.
+        ...(input.enabled !== undefined ? { enabled: input.enabled, ...(input.enabled ? { failingSince: null, disabledReason: null } : {}) } : {}),
+      },
+    });
   });
 }
 

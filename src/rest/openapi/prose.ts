@@ -99,7 +99,7 @@ export const sharedProse = {
     // Webhooks
     'WebhookEndpoint.events': 'The kinds delivered; empty means all.',
     'WebhookEndpoint.enabled':
-      '`false` after 5 days of failed deliveries, at once after a `410 Gone` answer (or when set so); `PATCH {"enabled": true}` re-enables it. While `false` nothing is sent: the deliveries queued before wait, `pending`, and resume in log order once it is re-enabled.',
+      '`false` after 5 days of failed deliveries, at once after a `410 Gone` answer (or when set so); `PATCH {"enabled": true}` re-enables it. While `false` nothing is sent: the deliveries queued before wait, `pending`, and are sent at once, in log order, when it is re-enabled.',
     'WebhookEndpoint.disabledReason': 'Why the service disabled the endpoint.',
     'WebhookEndpointWithSecret.secret': 'The Standard Webhooks signing secret (`whsec_` and 32 random bytes in base64). Shown only in this answer.',
     'CreateWebhookEndpointInput.url':
