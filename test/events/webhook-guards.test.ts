@@ -279,18 +279,22 @@ describe('destinations', () => {
     expect(missing).toEqual(loopback);
   });
 
-  it('refuses at delivery a host that resolves to a forbidden address, without saying which address', async () => {
-    const refused = await postWebhook(new URL('http://localhost:9/x'), {}, '{}', { allowPrivate: false, signal: AbortSignal.timeout(5000) }).catch((error: unknown) => error);
+  it('refuses at delivery a host that resolves to a forbidden address, without saying which address, nor telling it from a host that does not resolve', async () => {
+    const send = (url: string) => postWebhook(new URL(url), {}, '{}', { allowPrivate: false, signal: AbortSignal.timeout(5000) }).catch((error: unknown) => error);
+    const refused = await send('http://localhost:9/x');
     expect(refused).toMatchObject({ code: 'EFORBIDDEN' });
     const recorded = describeDeliveryFailure(refused);
-    expect(recorded).toMatch(/resolves to a forbidden address/);
+    expect(recorded).toMatch(/^The host does not resolve to an address webhooks may be sent to/);
     expect(recorded).not.toMatch(/127\.0\.0\.1|::1/);
+    const missing = await send('http://no-such-host.invalid/x');
+    expect(missing).toMatchObject({ code: 'ENOTFOUND' });
+    expect(describeDeliveryFailure(missing)).toBe(recorded);
   });
 
   it('records delivery failures on attempts without the address connected to', async () => {
     // Saved before the rules were this strict (or aimed at a closed port): delivery checks again, and says only what failed.
     const cases = [
-      { on: strict, url: 'http://localhost:9/rebound', error: /^The host resolves to a forbidden address/ },
+      { on: strict, url: 'http://localhost:9/rebound', error: /^The host does not resolve to an address webhooks may be sent to/ },
       { on: server, url: 'http://127.0.0.1:9/closed', error: /^The connection was refused\.$/ },
     ];
     for (const { on, url, error } of cases) {

@@ -24,7 +24,11 @@ function isPublicAddress(address: string): boolean {
   return ipv6.range() === 'unicast' && ipv6.match(globalUnicastIPv6);
 }
 
-const forbiddenAddressMessage = 'The host resolves to a forbidden address (only public addresses can receive webhooks).';
+/**
+ * A host that resolves inward and one that does not resolve fail alike, at delivery as when saved:
+ * otherwise anyone whose DNS a receiver's host follows (a CNAME) could learn which internal names exist.
+ */
+const forbiddenAddressMessage = 'The host does not resolve to an address webhooks may be sent to (only public addresses can receive them).';
 
 function invalidUrl(message: string): AppError {
   return new AppError('validation_failed', message, { fieldErrors: [{ field: 'url', code: 'invalid', message }] });
@@ -93,7 +97,7 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
 
 const failureTexts: Record<string, string> = {
   EFORBIDDEN: forbiddenAddressMessage,
-  ENOTFOUND: 'The host does not resolve.',
+  ENOTFOUND: forbiddenAddressMessage,
   EAI_AGAIN: 'The host could not be resolved (temporary DNS failure).',
   ECONNREFUSED: 'The connection was refused.',
   ECONNRESET: 'The connection was reset.',
