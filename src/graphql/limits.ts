@@ -334,18 +334,12 @@ export function useRequestParams(): Plugin {
     onRequestParse: ({ requestParser, setRequestParser }) => {
       if (!requestParser) return;
       setRequestParser(async (request) => {
-        let params: Awaited<ReturnType<typeof requestParser>>;
         try {
-          params = await requestParser(request);
+          return await requestParser(request);
         } catch (error) {
           if (error instanceof SyntaxError) throw invalidRequest('variables and extensions must be JSON objects.');
-          // Yoga's multipart parser (the GraphQL multipart request spec) fails so on a `map` or `operations` of the wrong shape.
-          if (error instanceof TypeError) throw invalidRequest('A multipart request needs `operations`, a GraphQL request object, and `map`, an object of arrays of paths.');
           throw error;
         }
-        // `operations` of a multipart request may be any JSON: null or a string is no request.
-        if (typeof params !== 'object' || params === null) throw invalidRequest('The request is not a GraphQL request object.');
-        return params;
       });
     },
     onParams: ({ params, setResult }) => {

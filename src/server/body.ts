@@ -43,12 +43,23 @@ export async function readBody(request: IncomingMessage, response: ServerRespons
 }
 
 const jsonMediaType = /^\s*application\/([a-z.+-]*\+)?json\s*(;|$)/i;
-const charsetParameter = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+const formMediaType = /^\s*application\/x-www-form-urlencoded\s*(;|$)/i;
+const charsetParameters = /;\s*charset\s*=\s*"?([^";\s]*)/gi;
+
+/** Whether every percent-encoded run of a form body decodes to UTF-8 (URLSearchParams would put U+FFFD in its place). */
+function decodesAsUtf8(form: string): boolean {
+  try {
+    decodeURIComponent(form.replaceAll('+', ' '));
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Bodies are read as they come, uncompressed and in UTF-8 (what JSON is, RFC 8259): another
- * Content-Encoding or charset is refused with 415 rather than misread, and a JSON body that is not
- * UTF-8 with 400 rather than stored with U+FFFD in place of what it held.
+ * Content-Encoding or charset is refused with 415 rather than misread, and a body that is not UTF-8
+ * with 400 rather than stored with U+FFFD in place of what it held.
  */
 function checkEncoding(request: IncomingMessage, body: Buffer): void {
   const coding = request.headers['content-encoding']?.trim().toLowerCase();
@@ -56,9 +67,11 @@ function checkEncoding(request: IncomingMessage, body: Buffer): void {
     throw new AppError('unsupported_media_type', `Content-Encoding ${echoed(coding)} is not accepted; send the body uncompressed.`);
   }
   const contentType = request.headers['content-type'] ?? '';
-  const charset = charsetParameter.exec(contentType)?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new AppError('unsupported_media_type', `charset=${echoed(charset)} is not accepted; send the body in UTF-8.`);
+  for (const [, charset = ''] of contentType.matchAll(charsetParameters)) {
+    if (!['utf-8', 'utf8'].includes(charset.toLowerCase())) throw new AppError('unsupported_media_type', `charset=${echoed(charset)} is not accepted; send the body in UTF-8.`);
   }
-  if (jsonMediaType.test(contentType) && !isUtf8(body)) throw new AppError('invalid_json', 'The body is not valid UTF-8.');
+  const json = jsonMediaType.test(contentType);
+  if (!isUtf8(body) || (formMediaType.test(contentType) && !decodesAsUtf8(body.toString('latin1')))) {
+    throw new AppError(json ? 'invalid_json' : 'invalid_request', 'The body is not valid UTF-8.');
+  }
 }

@@ -127,6 +127,8 @@ export function createGraphQLServer(
     maxRequestBodySize: false,
     // The access gate and CORS rules run before Yoga; Yoga's own CORS would contradict them.
     cors: false,
+    // The GraphQL multipart request spec carries file uploads, which no field takes: such a request is 415.
+    multipart: false,
     logging: {
       debug: (message: unknown, ...rest: unknown[]) => services.logger.debug({ details: rest }, String(message)),
       info: (message: unknown, ...rest: unknown[]) => services.logger.info({ details: rest }, String(message)),
