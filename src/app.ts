@@ -1,5 +1,5 @@
 import { turnsOfPool } from './graphql/fair-turns.js';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createAccessGate } from './access/gate.js';
@@ -26,7 +26,7 @@ import { createRequestHandler } from './server/http.js';
 import { answerClientErrors, handleExpectations } from './server/client-errors.js';
 import { createMetrics, type Metrics } from './server/metrics.js';
 import { createSubscriptionQuota } from './server/subscription-quota.js';
-import { attachGraphQLWebSocket } from './server/websocket.js';
+import { attachGraphQLWebSocket, isWebSocketUpgrade } from './server/websocket.js';
 import { serveGraphiQLAsset } from './server/graphiql.js';
 import { createGraphQLServer } from './server/yoga.js';
 import { serveWidgetAsset } from './widget/serve.js';
@@ -173,7 +173,9 @@ export function createApp(options: AppOptions): App {
       connectionsCheckingInterval: Math.min(config.REQUEST_TIMEOUT_MS / 4, 30_000),
       // The handler refuses an HTTP/1.1 request without Host with a problem document; Node's own refusal is an empty 400.
       requireHostHeader: false,
-    },
+      // Node 22+: only a WebSocket upgrade leaves the request handler; one to h2c is served as HTTP/1.1 (Node 20 ignores this).
+      shouldUpgradeCallback: isWebSocketUpgrade,
+    } as ServerOptions,
     (request, response) => void handler(request, response),
   );
   answerClientErrors(server);

@@ -86,7 +86,7 @@ const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const graphqlRoutes = new WeakMap<ServerResponse, string>();
 
 /** Whether the raw header list (name, value, name, value, …) has `name` more than once; cheaper than building headersDistinct. */
-function sendsSeveral(rawHeaders: readonly string[], name: string): boolean {
+export function sendsSeveral(rawHeaders: readonly string[], name: string): boolean {
   let seen = false;
   for (let index = 0; index < rawHeaders.length; index += 2) {
     if (rawHeaders[index]!.length === name.length && rawHeaders[index]!.toLowerCase() === name) {
@@ -257,10 +257,10 @@ export function createRequestHandler(deps: HttpDependencies) {
       deps.metrics.observeRequest(route, response.statusCode, (performance.now() - startedAt) / 1000);
     });
     try {
-      if (request.httpVersion === '1.1' && request.headers.host === undefined) {
-        // As Node would: the connection of a request this broken carries no other.
+      if ((request.httpVersion === '1.1' && request.headers.host === undefined) || sendsSeveral(request.rawHeaders, 'host')) {
+        // As Node would for a missing one: the connection of a request this broken carries no other.
         response.shouldKeepAlive = false;
-        throw new AppError('invalid_request', 'An HTTP/1.1 request must send a Host header.');
+        throw new AppError('invalid_request', 'An HTTP/1.1 request must send one Host header.');
       }
       // Node hands on every Expect header (handleExpectations); 100-continue is met where a body is read.
       if (request.headers.expect !== undefined && !expectsContinue(request)) {

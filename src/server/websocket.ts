@@ -19,6 +19,7 @@ import { maskSocketError } from '../graphql/errors.js';
 import { paramsRefusal } from '../graphql/limits.js';
 import { AppError, databaseUnavailable, echoed } from '../shared/errors.js';
 import { refuseOnSocket } from './client-errors.js';
+import { sendsSeveral } from './http.js';
 import { quotaSubjectOf, subscriptionLimits, tooManySubscriptions, type SubscriptionQuota } from './subscription-quota.js';
 import type { Yoga } from './yoga.js';
 
@@ -173,6 +174,19 @@ export interface GraphQLWebSocket {
   close(): Promise<void>;
 }
 
+/** Whether a request asks to become a WebSocket: the only upgrade served (at /graphql). */
+export const isWebSocketUpgrade = (request: IncomingMessage): boolean => request.headers.upgrade?.trim().toLowerCase() === 'websocket';
+
+/** The path of a request target, in origin form (`/graphql?x`) or absolute form (`http://host/graphql`), as plain requests are read. */
+function pathOf(target: string): string {
+  if (target.startsWith('/')) return target.split('?', 1)[0]!;
+  try {
+    return new URL(target).pathname;
+  } catch {
+    return target;
+  }
+}
+
 /**
  * graphql-ws on the same path as HTTP GraphQL. Operations go through Yoga's envelop pipeline,
  * so scopes, limits and error masking are the same as over HTTP.
@@ -188,9 +202,17 @@ export function attachGraphQLWebSocket(
   const webSocketServer = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes, WebSocket: ClientWebSocket });
   // Upgrades are taken here rather than by ws, which refuses another path or a bad handshake with a bare text/html 400.
   httpServer.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const path = (request.url ?? '/').split('?', 1)[0];
-    if (path !== '/graphql')
-      return refuseOnSocket(socket, new AppError('not_found', `No WebSocket endpoint at ${echoed(path ?? '/')}: GraphQL over WebSocket is served at /graphql.`));
+    // Node 22 and later serve any other upgrade (h2c, which curl --http2 and Java's HttpClient offer) as a plain request (shouldUpgradeCallback); Node 20 hands every one here.
+    if (!isWebSocketUpgrade(request)) {
+      return refuseOnSocket(
+        socket,
+        new AppError('invalid_request', `Upgrade: ${echoed(request.headers.upgrade ?? '')} is not offered here; send the request without it (HTTP/1.1).`),
+      );
+    }
+    if (request.headers.host === undefined || sendsSeveral(request.rawHeaders, 'host'))
+      return refuseOnSocket(socket, new AppError('invalid_request', 'An HTTP/1.1 request must send one Host header.'));
+    const path = pathOf(request.url ?? '/');
+    if (path !== '/graphql') return refuseOnSocket(socket, new AppError('not_found', `No WebSocket endpoint at ${echoed(path)}: GraphQL over WebSocket is served at /graphql.`));
     webSocketServer.handleUpgrade(request, socket, head, (webSocket) => webSocketServer.emit('connection', webSocket, request));
   });
   webSocketServer.on('wsClientError', (error: Error, socket: Duplex) =>

@@ -70,7 +70,11 @@ describe('a request Node cannot read as HTTP', () => {
         server.url,
         'GET /graphql HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: x\r\n\r\n',
       ),
-      h2c: await rawExchange(server.url, 'GET /graphql HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n'),
+      noHostUpgrade: await rawExchange(
+        server.url,
+        'GET /graphql HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+      ),
+      twoHosts: await rawExchange(server.url, 'GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n'),
     };
     const shown = Object.fromEntries(Object.entries(answers).map(([name, answer]) => [name, { line: answer.split('\r\n', 1)[0], code: problemIn(answer)['code'] }]));
     expect(shown).toEqual({
@@ -78,9 +82,25 @@ describe('a request Node cannot read as HTTP', () => {
       noHost: { line: 'HTTP/1.1 400 Bad Request', code: 'invalid_request' },
       otherPath: { line: 'HTTP/1.1 404 Not Found', code: 'not_found' },
       badKey: { line: 'HTTP/1.1 400 Bad Request', code: 'invalid_request' },
-      h2c: { line: 'HTTP/1.1 400 Bad Request', code: 'invalid_request' },
+      noHostUpgrade: { line: 'HTTP/1.1 400 Bad Request', code: 'invalid_request' },
+      twoHosts: { line: 'HTTP/1.1 400 Bad Request', code: 'invalid_request' },
     });
     expect(answers.connect).toMatch(/\r\nallow: GET, HEAD, POST, PATCH, DELETE, OPTIONS\r\n/);
+  });
+
+  it('offering an upgrade to h2c (curl --http2, Java’s HttpClient) is served as HTTP/1.1 where Node asks which upgrades to take (22+), else refused with a problem document', async () => {
+    const h2c = (target: string) =>
+      rawExchange(
+        server.url,
+        `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings, close\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n`,
+      );
+    const answers = [await h2c('/healthz'), await h2c('/graphql')];
+    if (Number(process.versions.node.split('.')[0]) >= 22) {
+      expect(answers[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\n\{"status":"ok"\}$/);
+      expect(answers[1]).toMatch(/^HTTP\/1\.1 401 /);
+    } else {
+      for (const answer of answers) expect([answer.split('\r\n', 1)[0], problemIn(answer)['code']]).toEqual(['HTTP/1.1 400 Bad Request', 'invalid_request']);
+    }
   });
 
   it('is answered and its connection closed, though the client keeps its own side open', async () => {
