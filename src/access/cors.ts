@@ -82,9 +82,9 @@ export function corsGrantHeaders(origin: string): Record<string, string> {
   };
 }
 
-/** Whether a browser could have sent this Origin: only such a text is ever repeated in a grant. */
+/** Whether a browser could have sent this Origin (`null` too: sandboxed frames, file: pages): only such a text is ever repeated in a grant. */
 function isOrigin(text: string): boolean {
-  return normalizeOrigin(text) === text;
+  return text === 'null' || normalizeOrigin(text) === text;
 }
 
 /** A grant for a page whose credential is not checked (anonymous answers, refusals it may read); none for a text no browser sends. */

@@ -78,7 +78,15 @@ export function createClientAddressResolver(trustedProxies: readonly AddressRang
       .split(',')
       .map((hop) => hop.trim())
       .filter(Boolean);
-    while (hops.length > 0 && isInRanges(client, trustedProxies)) client = hops.pop()!;
+    while (hops.length > 0 && isInRanges(client, trustedProxies)) client = withoutPort(hops.pop()!);
     return client;
   };
+}
+
+/** A forwarded address as some proxies write it, `[2001:db8::1]`, `[2001:db8::1]:443` or `192.0.2.1:5678`, as the bare address. */
+function withoutPort(hop: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(hop);
+  if (bracketed) return bracketed[1]!;
+  const withPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(hop);
+  return withPort ? withPort[1]! : hop;
 }

@@ -1,4 +1,4 @@
-import { getOperationAST, OperationTypeNode, type ExecutionResult } from 'graphql';
+import { getOperationAST, Kind, OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, processRegularResult, type Plugin } from 'graphql-yoga';
 import type { Context } from '../graphql/context.js';
 import { maskGraphQLError } from '../graphql/errors.js';
@@ -171,7 +171,14 @@ export function useHttpSubscriptionTransports(): Plugin<Context> {
       const { request, params } = context as { request?: Request; params?: { operationName?: string | null } };
       if (!request) return undefined;
       return ({ result }) => {
-        if (!(result instanceof Error) && getOperationAST(result, params?.operationName)?.operation === OperationTypeNode.SUBSCRIPTION) subscriptions.add(request);
+        if (result instanceof Error) return;
+        const document = result as DocumentNode;
+        const operation = getOperationAST(document, params?.operationName);
+        // No operation chosen (several, none named): refused before anything runs, and as a subscription's refusal if it may be one.
+        const subscribes = operation
+          ? operation.operation === OperationTypeNode.SUBSCRIPTION
+          : document.definitions.some((definition) => definition.kind === Kind.OPERATION_DEFINITION && definition.operation === OperationTypeNode.SUBSCRIPTION);
+        if (subscribes) subscriptions.add(request);
       };
     },
     onSubscribe: ({ args, setResultAndStopExecution }) => {

@@ -135,5 +135,8 @@ describe('address matching', () => {
     expect(clientAddress('10.0.0.2', '198.51.100.1, 10.0.0.1')).toBe('198.51.100.1');
     expect(clientAddress('192.0.2.1', '198.51.100.1')).toBe('192.0.2.1');
     expect(clientAddress('10.0.0.2', undefined)).toBe('10.0.0.2');
+    // With the port or brackets some proxies add: the bare address, so allowlists and per-client limits see one client.
+    for (const hop of ['[2001:db8::1]', '[2001:db8::1]:443']) expect(clientAddress('10.0.0.2', hop)).toBe('2001:db8::1');
+    expect(clientAddress('10.0.0.2', '198.51.100.1:5678')).toBe('198.51.100.1');
   });
 });

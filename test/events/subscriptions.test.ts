@@ -195,4 +195,14 @@ describe('bookingEvents over SSE', () => {
       expect({ headers, status: response.status, code: body.errors?.[0]?.extensions?.code }).toEqual({ headers, status: 400, code: 'invalid_parameter' });
     }
   });
+
+  it('refuses a document of a subscription and a query that names neither as a request, in JSON, not as an event stream', async () => {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription A { bookingCreated { id } } query B { __typename }' }),
+    });
+    expect([response.status, response.headers.get('content-type')]).toEqual([400, 'application/graphql-response+json; charset=utf-8']);
+    expect((await response.json()).errors[0].extensions.code).toBe('invalid_request');
+  });
 });
