@@ -211,8 +211,12 @@ export function createApp(options: AppOptions): App {
       // A connection whose last answer is still being written becomes idle only then: close it as soon as it does.
       const closeIdle = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
+      // Node stops timing requests out once the server closes: a client still sending its request (or
+      // holding a connection otherwise) is cut when REQUEST_TIMEOUT_MS would have answered it 408.
+      const cutTheRest = setTimeout(() => server.closeAllConnections(), config.REQUEST_TIMEOUT_MS);
       await closed;
       clearInterval(closeIdle);
+      clearTimeout(cutTheRest);
       // After the last response, so every request is counted.
       await Promise.all([usage?.stop(), workersStopped]);
       await openConnections.close();

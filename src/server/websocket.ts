@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
+import { once as eventOf } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
@@ -173,6 +174,9 @@ export interface GraphQLWebSocket {
   /** Closes every socket with 1001 (going away) and stops accepting new ones. */
   close(): Promise<void>;
 }
+
+/** How long a closing server waits for each socket's peer to answer its close frame. */
+const closeHandshakeGraceMs = 1_000;
 
 /** Whether a request asks to become a WebSocket: the only upgrade served (at /graphql). */
 export const isWebSocketUpgrade = (request: IncomingMessage): boolean => request.headers.upgrade?.trim().toLowerCase() === 'websocket';
@@ -499,7 +503,13 @@ export function attachGraphQLWebSocket(
   return {
     operations: () => ({ ...operationCounts }),
     async close() {
-      for (const client of webSocketServer.clients) client.close(1001, 'Server shutting down');
+      const clients = [...webSocketServer.clients];
+      const closed = Promise.all(clients.map((client) => (client.readyState === WebSocket.CLOSED ? undefined : eventOf(client, 'close'))));
+      for (const client of clients) client.close(1001, 'Server shutting down');
+      // A peer that never answers the close would hold shutdown for ws' 30 s: it gets a second, then its connection is cut.
+      const cut = setTimeout(() => clients.forEach((client) => client.terminate()), closeHandshakeGraceMs);
+      await closed;
+      clearTimeout(cut);
       await disposable.dispose();
       await new Promise<void>((resolve) => webSocketServer.close(() => resolve()));
     },

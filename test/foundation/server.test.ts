@@ -307,4 +307,30 @@ describe('shutting down', () => {
     // Without ending them, close() waits for as long as the clients stay: the test's timeout.
     expect(performance.now() - startedAt).toBeLessThan(3_000);
   });
+
+  it(
+    'waits no longer than REQUEST_TIMEOUT_MS for a client still sending its request, nor a second for a WebSocket peer that never answers the close',
+    { timeout: 30_000 },
+    async () => {
+      const closing = await startTestServer({ config: { REQUEST_TIMEOUT_MS: 2_000 } });
+      const port = Number(new URL(closing.url).port);
+      const unfinished = net.connect(port, '127.0.0.1');
+      unfinished.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+      // A WebSocket whose peer reads nothing, so never answers the close frame (nor pings).
+      const silent = net.connect(port, '127.0.0.1');
+      silent.write(
+        'GET /graphql HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n',
+      );
+      await once(silent, 'data');
+      silent.pause();
+      const startedAt = performance.now();
+      await closing.close();
+      const tookMs = performance.now() - startedAt;
+      unfinished.destroy();
+      silent.destroy();
+      // Before: as long as the clients stayed (the test's timeout).
+      expect(tookMs).toBeGreaterThan(1_500);
+      expect(tookMs).toBeLessThan(2_000 + 2_500);
+    },
+  );
 });
