@@ -29,7 +29,7 @@ function readLogPage(prisma: PrismaClient, accountId: string, afterSeq: bigint):
 /**
  * Where a stream starts: after an event a client names (`after`, or SSE's Last-Event-ID), found
  * before the stream begins so that naming none of the account's is refused as the request's error
- * (400 over HTTP, an `error` message over graphql-ws). Without one, at the end of the log as it is
+ * (400 over HTTP, the operation's one result over graphql-ws). Without one, at the end of the log as it is
  * when the subscription is made, not when its first event is asked for: an event committed in
  * between is still sent.
  */
