@@ -1,8 +1,8 @@
 import type { Plugin } from '@envelop/core';
-import { GraphQLError } from 'graphql';
 import type { Principal } from '../access/principal.js';
 import { databaseUnavailableError } from '../shared/errors.js';
 import type { Context } from './context.js';
+import { maskGraphQLError } from './errors.js';
 
 /** An operation that did not get its turn within its wait: the database is too slow to serve every client. */
 class NoTurnInTime extends Error {}
@@ -100,8 +100,7 @@ export function useFairTurns(turns: FairTurns, waitMs: number): Plugin<Context> 
           return await turns.run(credential, () => executeFn(executeArgs), waitMs);
         } catch (error) {
           if (!(error instanceof NoTurnInTime)) throw error;
-          const refusal = databaseUnavailableError();
-          return { errors: [new GraphQLError(refusal.message, { originalError: refusal })] };
+          return { errors: [maskGraphQLError(databaseUnavailableError())] };
         }
       });
     },

@@ -12,6 +12,7 @@ import { AppError, databaseUnavailable, isErrorCode, statusForCode, type FieldEr
 import { maxJsonNesting, nestsDeeperThan } from '../shared/nesting.js';
 import { restRequestKey } from '../response-cache/request-keys.js';
 import type { ResponseCache } from '../response-cache/response-cache.js';
+import { jsonMediaType } from '../server/body.js';
 import { eventIdLine, eventStreamResponse } from '../server/event-stream.js';
 import { streamedIdOf } from '../events/sse-resume.js';
 import { writeFetchResponse } from '../server/fetch-response.js';
@@ -51,12 +52,10 @@ function matchable(route: RestRoute): MatchableRoute {
   return { route, compiled: isOperationRoute(route) ? compileOperationRoute(schema, route) : undefined, pattern: new RegExp(`^${source}/?$`), paramNames };
 }
 
-const jsonContentType = /^application\/([a-z.+-]*\+)?json\s*(;|$)/i;
-
 function parseJsonBody(request: IncomingMessage, raw: Buffer): unknown {
   if (raw.length === 0) return undefined;
   const contentType = request.headers['content-type'] ?? '';
-  if (!jsonContentType.test(contentType)) {
+  if (!jsonMediaType.test(contentType)) {
     throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
   }
   let body: unknown;

@@ -42,8 +42,9 @@ export async function readBody(request: IncomingMessage, response: ServerRespons
   return body;
 }
 
-const jsonMediaType = /^\s*application\/([a-z.+-]*\+)?json\s*(;|$)/i;
-const formMediaType = /^\s*application\/x-www-form-urlencoded\s*(;|$)/i;
+/** A JSON media type: application/json, or one of its +json kinds. */
+export const jsonMediaType = /^application\/([a-z.+-]*\+)?json\s*(;|$)/i;
+const formMediaType = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 const charsetParameters = /;\s*charset\s*=\s*"?([^";\s]*)/gi;
 
 /** Whether every percent-encoded run of a form body decodes to UTF-8 (URLSearchParams would put U+FFFD in its place). */

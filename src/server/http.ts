@@ -85,8 +85,16 @@ const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** The GraphQL operation each /graphql response answered, for its metrics once it is sent. */
 const graphqlRoutes = new WeakMap<ServerResponse, string>();
 
+/** The refusal of a request without one Host header where one is due: on HTTP/1.1, and (`required`) on every WebSocket upgrade. */
+export function hostRefusal(request: IncomingMessage, required = request.httpVersion === '1.1'): AppError | undefined {
+  if ((required && request.headers.host === undefined) || sendsSeveral(request.rawHeaders, 'host')) {
+    return new AppError('invalid_request', 'An HTTP/1.1 request must send one Host header.');
+  }
+  return undefined;
+}
+
 /** Whether the raw header list (name, value, name, value, …) has `name` more than once; cheaper than building headersDistinct. */
-export function sendsSeveral(rawHeaders: readonly string[], name: string): boolean {
+function sendsSeveral(rawHeaders: readonly string[], name: string): boolean {
   let seen = false;
   for (let index = 0; index < rawHeaders.length; index += 2) {
     if (rawHeaders[index]!.length === name.length && rawHeaders[index]!.toLowerCase() === name) {
@@ -257,10 +265,11 @@ export function createRequestHandler(deps: HttpDependencies) {
       deps.metrics.observeRequest(route, response.statusCode, (performance.now() - startedAt) / 1000);
     });
     try {
-      if ((request.httpVersion === '1.1' && request.headers.host === undefined) || sendsSeveral(request.rawHeaders, 'host')) {
+      const badHost = hostRefusal(request);
+      if (badHost) {
         // As Node would for a missing one: the connection of a request this broken carries no other.
         response.shouldKeepAlive = false;
-        throw new AppError('invalid_request', 'An HTTP/1.1 request must send one Host header.');
+        throw badHost;
       }
       // Node hands on every Expect header (handleExpectations); 100-continue is met where a body is read.
       if (request.headers.expect !== undefined && !expectsContinue(request)) {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { once as eventOf } from 'node:events';
+import { once } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql';
@@ -20,7 +20,7 @@ import { maskSocketError } from '../graphql/errors.js';
 import { paramsRefusal } from '../graphql/limits.js';
 import { AppError, databaseUnavailable, echoed } from '../shared/errors.js';
 import { refuseOnSocket } from './client-errors.js';
-import { sendsSeveral } from './http.js';
+import { hostRefusal } from './http.js';
 import { quotaSubjectOf, subscriptionLimits, tooManySubscriptions, type SubscriptionQuota } from './subscription-quota.js';
 import type { Yoga } from './yoga.js';
 
@@ -87,7 +87,7 @@ const tooManyWaiting = () =>
   );
 
 /** Calls `action` the first time the function it returns is called, never again. */
-function once(action: () => void): () => void {
+function onFirstCall(action: () => void): () => void {
   let done = false;
   return () => {
     if (done) return;
@@ -213,8 +213,8 @@ export function attachGraphQLWebSocket(
         new AppError('invalid_request', `Upgrade: ${echoed(request.headers.upgrade ?? '')} is not offered here; send the request without it (HTTP/1.1).`),
       );
     }
-    if (request.headers.host === undefined || sendsSeveral(request.rawHeaders, 'host'))
-      return refuseOnSocket(socket, new AppError('invalid_request', 'An HTTP/1.1 request must send one Host header.'));
+    const badHost = hostRefusal(request, true);
+    if (badHost) return refuseOnSocket(socket, badHost);
     const path = pathOf(request.url ?? '/');
     if (path !== '/graphql') return refuseOnSocket(socket, new AppError('not_found', `No WebSocket endpoint at ${echoed(path)}: GraphQL over WebSocket is served at /graphql.`));
     webSocketServer.handleUpgrade(request, socket, head, (webSocket) => webSocketServer.emit('connection', webSocket, request));
@@ -398,12 +398,12 @@ export function attachGraphQLWebSocket(
       queries.waitingBytes += bytes;
     }
     return {
-      waited: once(() => {
+      waited: onFirstCall(() => {
         if (!waits) return;
         queries.waiting--;
         queries.waitingBytes -= bytes;
       }),
-      ended: once(() => queries.admitted--),
+      ended: onFirstCall(() => queries.admitted--),
     };
   }
 
@@ -504,7 +504,7 @@ export function attachGraphQLWebSocket(
     operations: () => ({ ...operationCounts }),
     async close() {
       const clients = [...webSocketServer.clients];
-      const closed = Promise.all(clients.map((client) => (client.readyState === WebSocket.CLOSED ? undefined : eventOf(client, 'close'))));
+      const closed = Promise.all(clients.map((client) => (client.readyState === WebSocket.CLOSED ? undefined : once(client, 'close'))));
       for (const client of clients) client.close(1001, 'Server shutting down');
       // A peer that never answers the close would hold shutdown for ws' 30 s: it gets a second, then its connection is cut.
       const cut = setTimeout(() => clients.forEach((client) => client.terminate()), closeHandshakeGraceMs);
