@@ -46,6 +46,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   const tracingCost = tracing && asyncContextCost(process.versions.node, nodeFlagsOfThisProcess());
   if (tracingCost) logger.warn(tracingCost);
+  tracing?.reportExportsTo({ warn: (message) => logger.warn(message), info: (message) => logger.info(message) });
   await checkPort(config);
   // Loaded once the settings and the port are known good: the schema, Prisma and the rest take seconds.
   const [{ prepareDatabase }, { createApp }] = await Promise.all([import('./bootstrap.js'), import('./app.js')]);

@@ -24,9 +24,15 @@ export function trackResponse(recorder: UsageRecorder, response: ServerResponse,
 const maxOperationNameLength = 64;
 const graphqlName = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
+/** An operation's name when it is short enough to label metrics, usage rows and span names; undefined otherwise. */
+export function boundedOperationName(operationName: string | null | undefined): string | undefined {
+  return operationName && operationName.length <= maxOperationNameLength && graphqlName.test(operationName) ? operationName : undefined;
+}
+
 /** `graphql:<name>` for the name of an operation that was executed; `graphql:other` for anything else. */
 export function graphqlRouteOf(operationName: string | null | undefined): string {
-  return operationName && operationName.length <= maxOperationNameLength && graphqlName.test(operationName) ? `graphql:${operationName}` : otherGraphQLRoute;
+  const name = boundedOperationName(operationName);
+  return name ? `graphql:${name}` : otherGraphQLRoute;
 }
 
 /** The route of the operation of `document` that `operationName` picks. */

@@ -16,20 +16,24 @@ const maxAttempts = 3;
 
 /**
  * Why a transaction failed when the cause is load, not the request: `conflict` (deadlock or
- * serialization failure: worth running again) or `busy` (no connection, transaction slot or row
- * lock in time).
+ * serialization failure: worth running again), or what kept it waiting (no connection, transaction
+ * slot or row lock in time), said in the answer so that a client and an operator tell a queue behind
+ * one slot from a pool too small.
  */
-function loadFailure(error: unknown): 'conflict' | 'busy' | null {
+function loadFailure(error: unknown): 'conflict' | { busy: string } | null {
   if (error instanceof Prisma.PrismaClientKnownRequestError) {
     const cause = (error.meta?.['driverAdapterError'] as { cause?: { kind?: string } } | undefined)?.cause;
     if (error.code === 'P2034' || cause?.kind === 'TransactionWriteConflict') return 'conflict';
-    if (error.code === 'P2024' || error.code === 'P2028') return 'busy';
+    if (error.code === 'P2024') return { busy: 'no database connection came free in time' };
+    if (error.code === 'P2028') return { busy: 'the transaction did not start or finish within its deadline' };
   }
   // node-postgres' pool, when every connection stays taken for connectionTimeoutMillis.
-  if (error instanceof Error && error.message === 'timeout exceeded when trying to connect') return 'busy';
+  if (error instanceof Error && error.message === 'timeout exceeded when trying to connect') return { busy: 'no database connection came free in time' };
   // A statement PostgreSQL cancelled at its deadline: here, one queued for a slot's row lock. The
   // database answered, so it is busy, not unreachable.
-  if (someCause(error, (cause) => (cause as { code?: unknown }).code === '57014' || /canceling statement due to statement timeout/i.test(cause.message))) return 'busy';
+  if (someCause(error, (cause) => (cause as { code?: unknown }).code === '57014' || /canceling statement due to statement timeout/i.test(cause.message))) {
+    return { busy: 'it waited past the statement deadline behind other changes to the same slots' };
+  }
   return null;
 }
 
@@ -99,7 +103,10 @@ export async function inBookingTransaction<T>(context: TransactionScope, work: (
       if (failure === 'conflict' && attempt < maxAttempts) continue;
       // Refused by the work itself, nothing was written; otherwise the commit may have landed with its answer lost.
       if (!(error instanceof AppError) && failure !== 'conflict') announceWhatMayHaveCommitted(context, places, accounts);
-      if (failure) throw new AppError('service_unavailable', 'Bookings are busy; retry in a moment.', { headers: { 'retry-after': '1' } });
+      if (failure) {
+        const why = failure === 'conflict' ? `it met other changes to the same slots each of the ${maxAttempts} times it ran` : failure.busy;
+        throw new AppError('service_unavailable', `Bookings are busy: ${why}; retry in a moment.`, { headers: { 'retry-after': '1' } });
+      }
       throw error;
     }
   }

@@ -1,6 +1,6 @@
 import type { Plugin } from '@envelop/core';
 import type { Principal } from '../access/principal.js';
-import { databaseUnavailableError } from '../shared/errors.js';
+import { AppError } from '../shared/errors.js';
 import type { Context } from './context.js';
 import { maskGraphQLError } from './errors.js';
 
@@ -100,7 +100,12 @@ export function useFairTurns(turns: FairTurns, waitMs: number): Plugin<Context> 
           return await turns.run(credential, () => executeFn(executeArgs), waitMs);
         } catch (error) {
           if (!(error instanceof NoTurnInTime)) throw error;
-          return { errors: [maskGraphQLError(databaseUnavailableError())] };
+          // The instance's turns were all taken for as long as a connection of the pool may be waited
+          // for: too much at once for this instance (or a database slow to answer), not one that is down.
+          const busy = new AppError('service_unavailable', `This instance is busy: the request waited ${waitMs} ms for its turn and ran nothing; retry shortly.`, {
+            headers: { 'retry-after': '5' },
+          });
+          return { errors: [maskGraphQLError(busy)] };
         }
       });
     },

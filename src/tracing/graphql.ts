@@ -2,10 +2,12 @@ import { getOperationAST, type DocumentNode } from 'graphql';
 import type { IncomingHttpHeaders } from 'node:http';
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context as TraceContext, type Span, type Tracer } from '@opentelemetry/api';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { boundedOperationName } from '../analytics/tracking.js';
 import type { Context } from '../graphql/context.js';
+import { isServerError } from '../graphql/errors.js';
 import type { LookupOutcome } from '../response-cache/response-cache.js';
 import { endableStream } from '../shared/streams.js';
-import { contextFromHeaders, endSpan, linksTo } from './tracing.js';
+import { contextFromHeaders, linksTo } from './tracing.js';
 
 /** What the plugin reads of an operation's context: its params, and the HTTP request that opened a graphql-ws socket. */
 type TracedContext = Context & { params?: { operationName?: string | null }; req?: { headers: IncomingHttpHeaders } };
@@ -39,13 +41,22 @@ function noteOperation(document: DocumentNode, operationName: string | null | un
 }
 
 /**
+ * Ends a GraphQL span, marked failed only by a failure of the server's: a syntax error, a refused
+ * scope or an unknown id is the client's mistake, as a 4xx is on the HTTP span.
+ */
+function endGraphQLSpan(span: Span, errors: readonly unknown[] = []): void {
+  if (errors.some(isServerError)) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+/**
  * Runs a phase in a span of its own under `parent`; `wrapped` may answer a promise (execute). With
  * no parent, or under a request's span that is not recorded (unsampled), the phase runs as it is.
  */
 function inPhaseSpan(tracer: Tracer, name: string, parent: TraceContext | undefined, wrapped: () => unknown): unknown {
   if (!parent || !spansWithin(parent)) return wrapped();
   const span = tracer.startSpan(name, {}, parent);
-  const finish = (error?: unknown) => endSpan(span, error);
+  const finish = (error?: unknown) => endGraphQLSpan(span, error === undefined ? [] : [error]);
   let outcome: unknown;
   try {
     outcome = context.with(trace.setSpan(parent, span), wrapped);
@@ -99,7 +110,7 @@ export function useTracing(tracer: Tracer): Plugin<TracedContext> {
         // Ended with its stream (onSubscribeResult); a subscription refused before it has one ends here.
         return context.with(trace.setSpan(parent, span), () =>
           Promise.resolve(wrapped()).catch((error: unknown) => {
-            endSpan(span, error);
+            endGraphQLSpan(span, [error]);
             throw error;
           }),
         );
@@ -116,13 +127,13 @@ export function useTracing(tracer: Tracer): Plugin<TracedContext> {
       noteOperation(args.document, args.operationName);
       const span = subscriptions.get(args.contextValue);
       if (!span) return undefined;
-      span.updateName(`subscription ${getOperationAST(args.document, args.operationName)?.name?.value ?? ''}`.trim());
+      // Named as metrics label it: a name of any length is the client's to choose.
+      span.updateName(`subscription ${boundedOperationName(getOperationAST(args.document, args.operationName)?.name?.value) ?? ''}`.trim());
       const within = trace.setSpan(context.active(), span);
       return {
         onSubscribeResult: ({ result, setResult }) => {
           if (!isAsyncIterable(result)) {
-            span.setStatus({ code: SpanStatusCode.ERROR });
-            span.end();
+            endGraphQLSpan(span, result.errors);
             return undefined;
           }
           // Each event is read and executed within the subscription's span.

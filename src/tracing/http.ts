@@ -1,6 +1,33 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { apiKeyPattern } from '../access/key-format.js';
 import { contextFromHeaders, withTraceHeaders } from './tracing.js';
+
+/** A path segment that is a secret a client put in the wrong place: an API key, a webhook signing secret. */
+const isSecret = (segment: string) => apiKeyPattern.test(segment) || segment.startsWith('whsec_');
+
+/**
+ * The request target's path as a span keeps it: without an absolute-form target's scheme, host and
+ * credentials, or the query, and with a segment that is a secret replaced by REDACTED.
+ */
+export function tracedPath(target: string): string {
+  const path = URL.canParse(target, 'http://localhost') ? new URL(target, 'http://localhost').pathname : '/';
+  return path
+    .split('/')
+    .map((segment) => {
+      let decoded = segment;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        // Not percent-encoded as a URL's should be: looked at as it is.
+      }
+      return isSecret(decoded) ? 'REDACTED' : segment;
+    })
+    .join('/');
+}
+
+/** Media types of answers that stream until their client leaves: its leaving is how they end. */
+const streamed = /^(text\/event-stream|multipart\/mixed)\b/i;
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
 
@@ -14,7 +41,7 @@ export function traceRequests(tracer: Tracer, handle: RequestHandler, routeOf: (
   return (request, response) => {
     const method = request.method ?? 'GET';
     const parent = contextFromHeaders(request.headers);
-    const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': (request.url ?? '/').split('?')[0] } }, parent);
+    const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': tracedPath(request.url ?? '/') } }, parent);
     const spanContext = trace.setSpan(parent, span);
     const traceParent = withTraceHeaders(spanContext, {})['traceparent'];
     if (traceParent) response.setHeader('traceresponse', traceParent);
@@ -31,8 +58,10 @@ export function traceRequests(tracer: Tracer, handle: RequestHandler, routeOf: (
       if (typeof requestId === 'string') span.setAttribute('hallowgate.request_id', requestId);
       // A 4xx is the client's mistake: only the server's own failures mark the span.
       if (response.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      // Closed before the answer was sent whole: the client went away.
-      else if (!response.writableFinished) span.setStatus({ code: SpanStatusCode.ERROR, message: 'connection closed before the response ended' });
+      // Closed before the answer was sent whole: the client went away, unless it was a stream, which
+      // ends that way.
+      else if (!response.writableFinished && !streamed.test(String(response.getHeader('content-type') ?? '')))
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'connection closed before the response ended' });
       span.end();
     };
     response.once('close', ended);

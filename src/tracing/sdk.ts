@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { context, trace, TraceFlags, type Attributes, type Context, type Link, type SpanKind, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -13,10 +13,12 @@ import {
   SamplingDecision,
   TraceIdRatioBasedSampler,
   TracerProvider,
+  type ReadableSpan,
   type Sampler,
   type SamplingResult,
+  type SpanExporter,
 } from '@opentelemetry/sdk-trace';
-import { samplingOf, tracesProtocolOf, type TracingSettings } from './settings.js';
+import { exportHeadersOf, samplingOf, tracesProtocolOf, type TracingSettings } from './settings.js';
 
 /**
  * OpenTelemetry's SDK as tracing.ts starts it: loaded only when tracing is on, since its exporters and
@@ -47,6 +49,66 @@ class SampledWithLinks implements Sampler {
   }
 }
 
+/** Where a running server says that its collector refuses spans, and that it takes them again. */
+export interface ExportReport {
+  warn(message: string): void;
+  info(message: string): void;
+}
+
+/** While exports keep failing, how often the failure is said again. */
+const failureReportIntervalMs = 60_000;
+
+/**
+ * `exporter`, saying when the collector stops taking spans (once, then at most once a minute while
+ * it goes on, with the spans lost since) and when it takes them again: an operator learns of a
+ * collector that is down, or refuses a wrong API key, while it happens rather than at shutdown.
+ */
+class ReportingExporter implements SpanExporter {
+  report: ExportReport | undefined;
+  private failing = false;
+  private lastReportAt = 0;
+  private lostSinceReport = 0;
+
+  /** The collector as a log line names it: its query, which may carry a token, left out. */
+  private readonly url: string;
+
+  constructor(
+    private readonly exporter: SpanExporter,
+    url: string,
+  ) {
+    const { origin, pathname } = new URL(url);
+    this.url = origin + pathname;
+  }
+
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    this.exporter.export(spans, (result) => {
+      if (result.code === ExportResultCode.SUCCESS) {
+        if (this.failing) this.report?.info(`tracing: the collector at ${this.url} takes spans again`);
+        this.failing = false;
+      } else {
+        this.lostSinceReport += spans.length;
+        const now = Date.now();
+        if (!this.failing || now - this.lastReportAt >= failureReportIntervalMs) {
+          const why = result.error instanceof Error ? result.error.message : 'no reason given';
+          this.report?.warn(`tracing: the collector at ${this.url} did not take ${this.lostSinceReport} spans (${why}); spans are dropped until it does`);
+          this.lastReportAt = now;
+          this.lostSinceReport = 0;
+        }
+        this.failing = true;
+      }
+      done(result);
+    });
+  }
+
+  shutdown(): Promise<void> {
+    return this.exporter.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.exporter.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
 function samplerOf(settings: TracingSettings): Sampler {
   const { sampler, ratio } = samplingOf(settings);
   // always_off keeps nothing, linked or not.
@@ -56,9 +118,13 @@ function samplerOf(settings: TracingSettings): Sampler {
 }
 
 /** A tracer provider exporting to `url`, the async context OpenTelemetry's API then uses, and W3C trace context propagation. */
-export function startSdk(settings: TracingSettings, url: string): { tracer: Tracer; propagator: TextMapPropagator; flush(): Promise<void>; shutdown(): Promise<void> } {
-  const exporterOptions = { url, timeoutMillis: exportTimeoutMs };
-  const exporter = tracesProtocolOf(settings) === 'http/json' ? new JsonTraceExporter(exporterOptions) : new ProtobufTraceExporter(exporterOptions);
+export function startSdk(
+  settings: TracingSettings,
+  url: string,
+): { tracer: Tracer; propagator: TextMapPropagator; reportExportsTo(report: ExportReport): void; flush(): Promise<void>; shutdown(): Promise<void> } {
+  // The headers as settings.ts checked them, not as the exporter would read the environment again.
+  const exporterOptions = { url, timeoutMillis: exportTimeoutMs, headers: exportHeadersOf(settings) };
+  const exporter = new ReportingExporter(tracesProtocolOf(settings) === 'http/json' ? new JsonTraceExporter(exporterOptions) : new ProtobufTraceExporter(exporterOptions), url);
   const provider = new TracerProvider({
     resource: resourceFromAttributes({
       'service.instance.id': randomUUID(),
@@ -76,6 +142,7 @@ export function startSdk(settings: TracingSettings, url: string): { tracer: Trac
     tracer: provider.getTracer('hallowgate'),
     // Its own, not the API's global one, which another library may have taken.
     propagator: new W3CTraceContextPropagator(),
+    reportExportsTo: (report) => (exporter.report = report),
     flush: () => provider.forceFlush(),
     async shutdown() {
       await provider.shutdown();

@@ -25,35 +25,47 @@ const httpUrl = unsetWhenEmpty(
     }),
 );
 
+/** An enumerated value as the specification reads one: in any case, spaces around it ignored. */
+const anyCase = <T extends z.ZodType>(schema: T) => unsetWhenEmpty(z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), schema));
+
 const exportProtocol = z.enum(exportProtocols, { message: `must be ${exportProtocols.join(' or ')} (gRPC is not supported)` });
 
+/** An HTTP header's name (a token), and a value of visible Latin-1 characters, spaces and tabs, as Node sends one. */
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const isHeaderValue = (value: string) => [...value].every((character) => character === '\t' || (character >= ' ' && character <= '\u00ff' && character !== '\u007f'));
+
 /**
- * OTEL_RESOURCE_ATTRIBUTES: `key=value` pairs, comma-separated, each value percent-encoded (the
- * W3C Baggage octets), as the specification writes them.
+ * `key=value` pairs, comma-separated, each value percent-encoded (the W3C Baggage octets), as the
+ * specification writes OTEL_RESOURCE_ATTRIBUTES and OTEL_EXPORTER_OTLP_HEADERS; `validKey` and
+ * `validValue` add what a header needs. A malformed pair is refused, never dropped: a backend's API
+ * key with a typo would otherwise have every export refused without a word.
  */
-const resourceAttributes = z
-  .string()
-  .optional()
-  .transform((text, context) => {
-    const attributes: Record<string, string> = {};
-    for (const pair of (text ?? '').split(',')) {
-      if (pair.trim() === '') continue;
-      const at = pair.indexOf('=');
-      const key = pair.slice(0, at).trim();
-      let value: string | undefined;
-      try {
-        value = at > 0 ? decodeURIComponent(pair.slice(at + 1).trim()) : undefined;
-      } catch {
-        value = undefined;
+const keyValuePairs = (validKey: (key: string) => boolean = () => true, validValue: (value: string) => boolean = () => true) =>
+  z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      const pairs: Record<string, string> = {};
+      for (const pair of (text ?? '').split(',')) {
+        if (pair.trim() === '') continue;
+        const at = pair.indexOf('=');
+        const key = pair.slice(0, at).trim();
+        let value: string | undefined;
+        try {
+          value = at > 0 ? decodeURIComponent(pair.slice(at + 1).trim()) : undefined;
+        } catch {
+          value = undefined;
+        }
+        if (!key || value === undefined || !validKey(key) || !validValue(value)) {
+          context.addIssue({ code: 'custom', message: `must be key=value pairs separated by commas, values percent-encoded; "${pair.trim()}" is not one` });
+          return z.NEVER;
+        }
+        pairs[key] = value;
       }
-      if (!key || value === undefined) {
-        context.addIssue({ code: 'custom', message: `must be key=value pairs separated by commas, values percent-encoded; "${pair.trim()}" is not one` });
-        return z.NEVER;
-      }
-      attributes[key] = value;
-    }
-    return attributes;
-  });
+      return pairs;
+    });
+
+const exportHeaders = keyValuePairs((name) => headerName.test(name), isHeaderValue);
 
 /**
  * The standard OpenTelemetry variables that turn tracing on and shape it (README, Configuration):
@@ -69,31 +81,46 @@ export const tracingSettingsSchema = {
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
   /** The full URL traces are sent to, instead of the base URL's /v1/traces. */
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl,
-  OTEL_EXPORTER_OTLP_PROTOCOL: unsetWhenEmpty(exportProtocol.default('http/protobuf')),
+  OTEL_EXPORTER_OTLP_PROTOCOL: anyCase(exportProtocol.default('http/protobuf')),
   /** The protocol of traces alone, over OTEL_EXPORTER_OTLP_PROTOCOL. */
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: unsetWhenEmpty(exportProtocol.optional()),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: anyCase(exportProtocol.optional()),
+  /** Headers sent with every export (a backend's API key), as `name=value` pairs. */
+  OTEL_EXPORTER_OTLP_HEADERS: exportHeaders,
+  /** Headers of the exports of traces alone, over OTEL_EXPORTER_OTLP_HEADERS'. */
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: exportHeaders,
   /** The service's name; unset, the one OTEL_RESOURCE_ATTRIBUTES gives, else hallowgate. */
   OTEL_SERVICE_NAME: unsetWhenEmpty(z.string().optional()),
   /** More attributes of the resource (deployment.environment.name=prod,…). */
-  OTEL_RESOURCE_ATTRIBUTES: resourceAttributes,
+  OTEL_RESOURCE_ATTRIBUTES: keyValuePairs(),
   /**
    * Unset: parentbased_traceidratio at OTEL_TRACES_SAMPLER_ARG or 0.1, so an idle default keeps the
    * cost of a busy gateway small while a caller's sampled trace is always continued.
    */
-  OTEL_TRACES_SAMPLER: unsetWhenEmpty(z.enum(samplerNames, { message: `must be one of ${samplerNames.join(', ')}` }).optional()),
+  OTEL_TRACES_SAMPLER: anyCase(z.enum(samplerNames, { message: `must be one of ${samplerNames.join(', ')}` }).optional()),
   /** The ratio of the traceidratio samplers, from 0 to 1. */
   OTEL_TRACES_SAMPLER_ARG: unsetWhenEmpty(z.coerce.number().min(0).max(1).optional()),
 };
 
 export type TracingSettings = z.infer<z.ZodObject<typeof tracingSettingsSchema>>;
 
-/** Where spans go: the traces endpoint as given, else the base endpoint's /v1/traces; undefined when tracing is off. */
+/**
+ * Where spans go: the traces endpoint as given, else the base endpoint with /v1/traces added to its
+ * path (its query kept, as a collector's tenant may be named there); undefined when tracing is off.
+ */
 export function tracesUrlOf(settings: TracingSettings): string | undefined {
   if (settings.OTEL_SDK_DISABLED) return undefined;
   if (settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  const base = settings.OTEL_EXPORTER_OTLP_ENDPOINT;
-  return base && `${base.replace(/\/$/, '')}/v1/traces`;
+  if (!settings.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
+  const url = new URL(settings.OTEL_EXPORTER_OTLP_ENDPOINT);
+  url.pathname = `${url.pathname.replace(/\/$/, '')}/v1/traces`;
+  return url.toString();
 }
+
+/** The headers every export sends: the exporters', with the traces' own over them. */
+export const exportHeadersOf = (settings: TracingSettings): Record<string, string> => ({
+  ...settings.OTEL_EXPORTER_OTLP_HEADERS,
+  ...settings.OTEL_EXPORTER_OTLP_TRACES_HEADERS,
+});
 
 /** The protocol spans are sent in: the traces' own, else the exporter's. */
 export const tracesProtocolOf = (settings: TracingSettings) => settings.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? settings.OTEL_EXPORTER_OTLP_PROTOCOL;

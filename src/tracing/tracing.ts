@@ -14,6 +14,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { settleWithin } from '../shared/deadline.js';
+import type { ExportReport } from './sdk.js';
 import { tracesUrlOf, type TracingSettings } from './settings.js';
 
 /**
@@ -29,6 +30,8 @@ export interface Tracing {
   tracer: Tracer;
   /** W3C trace context (traceparent, tracestate) to and from headers. */
   propagator: TextMapPropagator;
+  /** Says, from now on, when the collector stops taking spans and when it takes them again. */
+  reportExportsTo(report: ExportReport): void;
   /** Sends the spans ended so far. */
   flush(): Promise<void>;
   /**
@@ -56,6 +59,7 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing |
   const started: Tracing = {
     tracer: sdk.tracer,
     propagator: sdk.propagator,
+    reportExportsTo: (report) => sdk.reportExportsTo(report),
     flush: () => sdk.flush(),
     shutdown() {
       if (active === started) active = undefined;

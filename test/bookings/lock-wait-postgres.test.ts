@@ -39,7 +39,10 @@ it.skipIf(!postgresUrl)('answers a booking still queued on a busy slot at the st
     const queued = await call('POST', '/v1/bookings', { service_id: serviceId, start_time: slot, customer });
     expect(queued.status).toBe(503);
     expect(queued.headers.get('retry-after')).toBe('1');
-    expect(queued.body).toMatchObject({ code: 'service_unavailable', detail: 'Bookings are busy; retry in a moment.' });
+    expect(queued.body).toMatchObject({
+      code: 'service_unavailable',
+      detail: 'Bookings are busy: it waited past the statement deadline behind other changes to the same slots; retry in a moment.',
+    });
   } finally {
     release();
     await holder;

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { until } from '../events/cluster.js';
 
@@ -60,11 +60,20 @@ export async function startOtlpReceiver() {
   const bodies: string[] = [];
   const paths: string[] = [];
   const contentTypes: string[] = [];
+  const headers: IncomingHttpHeaders[] = [];
+  /** The status the receiver answers exports with: a collector that refuses them answers 500 and keeps none. */
+  let status = 200;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks);
+      headers.push(request.headers);
+      if (status !== 200) {
+        response.writeHead(status, { 'content-type': 'application/json' });
+        response.end('{}');
+        return;
+      }
       paths.push(request.url ?? '');
       contentTypes.push(request.headers['content-type'] ?? '');
       bodies.push(body.toString('utf8'));
@@ -100,6 +109,8 @@ export async function startOtlpReceiver() {
     bodies,
     paths,
     contentTypes,
+    headers,
+    answerWith: (code: number) => void (status = code),
     /** The spans of one trace. */
     trace: (traceId: string) => spans.filter((span) => span.traceId === traceId),
     /** The spans whose parent is `parent`. */

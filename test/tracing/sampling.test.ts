@@ -1,7 +1,7 @@
 import type { Span } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { samplingOf, tracesProtocolOf } from '../../src/tracing/settings.js';
+import { samplingOf, tracesProtocolOf, tracesUrlOf } from '../../src/tracing/settings.js';
 import { asyncContextCost, startTracing, type Tracing } from '../../src/tracing/tracing.js';
 import { openService } from '../support/bookable.js';
 import { apiClient, futureSlot } from '../support/http.js';
@@ -96,6 +96,26 @@ describe('tracing settings', () => {
     });
     expect(() => loadConfig({ OTEL_RESOURCE_ATTRIBUTES: 'region' })).toThrow(/OTEL_RESOURCE_ATTRIBUTES must be key=value pairs/);
     expect(() => loadConfig({ OTEL_RESOURCE_ATTRIBUTES: 'team=%E0%A4%A' })).toThrow(/OTEL_RESOURCE_ATTRIBUTES must be key=value pairs/);
+  });
+
+  it('refuse export headers that are not name=value pairs a request can send, rather than drop them', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'api-key=s3cr%3Dt, x-scope=a b' }).OTEL_EXPORTER_OTLP_HEADERS).toEqual({ 'api-key': 's3cr=t', 'x-scope': 'a b' });
+    for (const malformed of ['a=%ZZ', 'justtext', 'bad header=x', 'x-ok=1,,=nokey', 'x-line=a%0Ab', 'x-wide=%E2%9C%93']) {
+      expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: malformed }), malformed).toThrow(/OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs/);
+      expect(() => loadConfig({ OTEL_EXPORTER_OTLP_TRACES_HEADERS: malformed }), malformed).toThrow(/OTEL_EXPORTER_OTLP_TRACES_HEADERS must be key=value pairs/);
+    }
+  });
+
+  it('read a sampler or protocol in any case, as OpenTelemetry specifies for enumerated values', () => {
+    const settings = loadConfig({ OTEL_TRACES_SAMPLER: ' ALWAYS_ON ', OTEL_EXPORTER_OTLP_PROTOCOL: 'HTTP/JSON' });
+    expect(samplingOf(settings).sampler).toBe('always_on');
+    expect(tracesProtocolOf(settings)).toBe('http/json');
+  });
+
+  it('send spans to the base endpoint’s path with /v1/traces added, its query kept', () => {
+    expect(tracesUrlOf(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/?tenant=a' }))).toBe('http://collector:4318/v1/traces?tenant=a');
+    expect(tracesUrlOf(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/otel/' }))).toBe('http://collector:4318/otel/v1/traces');
+    expect(tracesUrlOf(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/custom?x=1' }))).toBe('http://collector:4318/custom?x=1');
   });
 
   it('say when this Node makes tracing slow every request, and what to run instead', () => {

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +38,9 @@ beforeAll(async () => {
       // OTEL_SERVICE_NAME names the service over the attributes.
       OTEL_SERVICE_NAME: 'hallowgate',
       OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test,service.name=overridden',
+      // Sent with every export, the traces' own over the exporters'.
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-token=exporters,x-tenant=the%20gate',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-collector-token=traces',
     }),
   ))!;
   const logStream = new Writable({
@@ -161,6 +165,103 @@ describe('tracing a REST booking create', () => {
     expect(executeOf(second!)!.attributes).toMatchObject({ 'hallowgate.response_cache': 'miss', 'hallowgate.data_versions': [expect.any(String)] });
     expect(third!.attributes).toMatchObject({ 'hallowgate.response_cache': 'hit', 'hallowgate.data_versions': [expect.any(String)] });
     expect(executeOf(third!)).toBeUndefined();
+  });
+});
+
+describe('what the HTTP span keeps of a request', () => {
+  /** Sends a GET whose request target is `target` as written (an absolute-form one included), and gives its traceresponse. */
+  function getWithTarget(target: string): Promise<{ status: number; headers: Headers }> {
+    const { hostname, port } = new URL(server.url);
+    return new Promise((resolve, reject) => {
+      const sent = httpRequest({ host: hostname, port, path: target, headers: { authorization: `Bearer ${apiKey}` } }, (answer) => {
+        answer.resume();
+        answer.on('end', () => resolve({ status: answer.statusCode!, headers: new Headers({ traceresponse: String(answer.headers['traceresponse']) }) }));
+      });
+      sent.on('error', reject);
+      sent.end();
+    });
+  }
+
+  it("keeps the target's path alone, never an absolute target's credentials, nor a secret pasted into the path", async () => {
+    const absolute = await getWithTarget(`http://zuser:ZPassLeak99@127.0.0.1:1/v1/services?limit=1`);
+    expect(absolute.status).toBe(200);
+    expect((await serverSpanOf(absolute)).attributes['url.path']).toBe('/v1/services');
+
+    const pastedKey = await getWithTarget(`/v1/bookings/${encodeURIComponent(apiKey)}`);
+    expect(pastedKey.status).toBe(404);
+    expect((await serverSpanOf(pastedKey)).attributes['url.path']).toBe('/v1/bookings/REDACTED');
+  });
+
+  it('marks no failure when a client ends a stream, nor for a syntax error or a refused subscription', async () => {
+    const controller = new AbortController();
+    const stream = await fetch(`${server.url}/v1/services/${serviceId}/availability?start_date=2027-10-30&end_date=2027-10-30`, {
+      headers: { authorization: `Bearer ${apiKey}`, accept: 'text/event-stream' },
+      signal: controller.signal,
+    });
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await stream.body!.getReader().read();
+    controller.abort();
+    expect((await serverSpanOf(stream)).statusCode).toBe(0);
+
+    const syntax = await call('POST', '/graphql', { query: '{' });
+    expect(syntax.body.errors).toMatchObject([{ extensions: { code: 'invalid_request' } }]);
+    const parse = receiver.childrenOf(await serverSpanOf(syntax)).find((span) => span.name === 'graphql.parse');
+    expect(parse).toMatchObject({ statusCode: 0 });
+
+    const unknown = await call(
+      'POST',
+      '/graphql',
+      { query: 'subscription UnknownService { availabilityChanged(serviceId: "svc_nothere", startDate: "2027-10-30", endDate: "2027-10-30") { remaining } }' },
+      { accept: 'text/event-stream' },
+    );
+    expect(unknown.body.errors).toMatchObject([{ extensions: { code: 'not_found' } }]);
+    const subscription = receiver.trace((await serverSpanOf(unknown)).traceId).find((span) => span.name === 'subscription UnknownService');
+    expect(subscription).toMatchObject({ statusCode: 0 });
+  });
+
+  it('names a subscription whose name is too long for a label as it names one without', async () => {
+    const name = `Long${'o'.repeat(80)}`;
+    const refused = await call(
+      'POST',
+      '/graphql',
+      { query: `subscription ${name} { availabilityChanged(serviceId: "svc_nothere", startDate: "2027-10-30", endDate: "2027-10-30") { remaining } }` },
+      { accept: 'text/event-stream' },
+    );
+    const spans = receiver.trace((await serverSpanOf(refused)).traceId);
+    const subscription = spans.find((span) => span.kind === spanKinds.server && span.attributes['graphql.operation.type'] === 'subscription');
+    expect(subscription).toMatchObject({ name: 'subscription' });
+    expect(subscription!.attributes['graphql.operation.name']).toBe(name);
+  });
+});
+
+describe('exporting', () => {
+  it('sends the headers OTEL_EXPORTER_OTLP_HEADERS and OTEL_EXPORTER_OTLP_TRACES_HEADERS name, the traces’ over the exporters’', async () => {
+    await book(7);
+    await tracing.flush();
+    expect(receiver.headers.at(-1)).toMatchObject({ 'x-collector-token': 'traces', 'x-tenant': 'the gate' });
+  });
+
+  it('says while it runs that the collector refuses spans, and that it takes them again', async () => {
+    const said: string[] = [];
+    tracing.reportExportsTo({ warn: (line) => said.push(`warn: ${line}`), info: (line) => said.push(`info: ${line}`) });
+    try {
+      receiver.answerWith(500);
+      await book(8);
+      // A flush rejects with the collector's refusal; what matters here is what the server says of it.
+      await tracing.flush().catch(() => undefined);
+      expect(said).toEqual([expect.stringMatching(new RegExp(`^warn: tracing: the collector at ${receiver.url}/v1/traces did not take \\d+ spans \\(.+\\)`))]);
+      // Said once, not once a batch, while the collector goes on refusing.
+      await book(9);
+      await tracing.flush().catch(() => undefined);
+      expect(said).toHaveLength(1);
+      receiver.answerWith(200);
+      await book(10);
+      await tracing.flush();
+      expect(said.at(-1)).toBe(`info: tracing: the collector at ${receiver.url}/v1/traces takes spans again`);
+    } finally {
+      receiver.answerWith(200);
+      tracing.reportExportsTo({ warn: () => undefined, info: () => undefined });
+    }
   });
 });
 
