@@ -3,6 +3,7 @@ import type { SecretBox } from '../shared/secrets.js';
 import { cachedCredential } from './credential-cache.js';
 import { parseApiKey, principalForKey, unauthenticated, verifyApiKey } from './keys.js';
 import { parseRanges, type AddressRange } from './network.js';
+import { operatorAccountId } from './provisioning.js';
 import type { Principal } from './principal.js';
 import type { SigningKey } from './signature-check.js';
 
@@ -46,7 +47,9 @@ export function presentedKeyId(authorization: string | undefined): string | unde
 
 /**
  * Resolves an Authorization header to the calling credential. No header gives null (the caller
- * decides whether anonymous access is allowed); anything malformed, unknown, revoked or expired is 401.
+ * decides whether anonymous access is allowed); anything malformed, unknown, revoked or expired is
+ * 401, and so is an operator key other than `operatorKeyId`, the ADMIN_API_KEY this process was
+ * started with: one an earlier start left in the database, under another value or none, opens nothing.
  */
 export async function authenticate(
   prisma: PrismaClient,
@@ -54,6 +57,7 @@ export async function authenticate(
   authorization: string | undefined,
   now: Date,
   beforeLookup: BeforeLookup = async () => undefined,
+  operatorKeyId?: string,
 ): Promise<Credential | null> {
   if (authorization === undefined || authorization === '') return null;
   const match = bearerPattern.exec(authorization.trim());
@@ -81,6 +85,7 @@ export async function authenticate(
   if (!parsed) throw unauthenticated('The API key is malformed; expected <KEY_ID>.<SECRET>.');
   const loaded = await loadApiKey(prisma, parsed.keyId, beforeLookup);
   const record = verifyApiKey(loaded?.record ?? null, parsed.secret, now);
+  if (record.accountId === operatorAccountId && record.id !== operatorKeyId) throw unauthenticated('The API key is not valid.');
   return {
     principal: principalForKey(record),
     allowedOrigins: record.allowedOrigins,

@@ -6,6 +6,7 @@ import { authenticate, presentedKeyId, type Credential } from './authenticate.js
 import { corsGrantHeaders, grantIfOrigin, preflightHeaders, requestOriginOf, type RequestOrigin } from './cors.js';
 import { wasRecentlyFound } from './credential-cache.js';
 import { clientBlockOf, createClientAddressResolver, isInRanges, parseRange, type AddressRange } from './network.js';
+import { parseApiKey } from './keys.js';
 import { credentialIdOf, type Principal } from './principal.js';
 import { createRateLimiter, failedAuthenticationsPerMinute, limitFor, perClientLimitFor, rateLimitHeaders, type RateLimitStatus } from './rate-limit.js';
 import { checkSignature, createMemoryReplayGuard, createRedisReplayGuard } from './signature-check.js';
@@ -96,6 +97,7 @@ export function refusedPrincipalOf(error: unknown): Principal | undefined {
 }
 
 export function createAccessGate(services: AppServices, options: AccessGateOptions = {}): AccessGate {
+  const operatorKeyId = services.config.ADMIN_API_KEY === undefined ? undefined : parseApiKey(services.config.ADMIN_API_KEY)?.keyId;
   const clientAddress = createClientAddressResolver(parseTrustedProxies(options.trustedProxies ?? ''));
   const redis = options.redisUrl ? connectRedis(options.redisUrl, { commandTimeoutMs: options.redisCommandTimeoutMs ?? deadlineDefaults.REDIS_COMMAND_TIMEOUT_MS }) : undefined;
   redis?.on('error', (error: Error) => services.logger.warn({ err: error }, 'access gate: Redis error'));
@@ -146,11 +148,12 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
     const failures = `failed-authentications@${clientBlockOf(address)}`;
     const keyId = presentedKeyId(authorization);
     const keyFailures = keyId === undefined ? undefined : `${failures}/${keyId}`;
-    const outcome = await authenticate(services.prisma, services.secrets, authorization, now, async (id) => {
+    const beforeLookup = async (id: string) => {
       if (wasRecentlyFound(id)) return;
       const refusal = await rateLimiter.refusal(failures, failedAuthenticationsPerMinute, now);
       if (refusal) throw refusal;
-    }).then(
+    };
+    const outcome = await authenticate(services.prisma, services.secrets, authorization, now, beforeLookup, operatorKeyId).then(
       (credential) => ({ credential }),
       (error: unknown) => ({ error }),
     );

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureOperatorKey } from '../../src/access/provisioning.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { bearer, postGraphQL } from './requests.js';
 
@@ -27,6 +28,31 @@ async function newAccount(): Promise<string> {
 }
 
 const viewerQuery = '{ viewer { accountId scopes } }';
+
+describe('the operator key (ADMIN_API_KEY)', () => {
+  it('opens the routes of the instance started with it alone: one an earlier start left in the database opens nothing', async () => {
+    const first = 'key_opsfirst.sk_the_first_operator_secret_000001';
+    const second = 'key_opssecond.sk_the_second_operator_secret_00002';
+    // Both were made to exist by earlier starts, as ADMIN_API_KEY=… npm start does.
+    await ensureOperatorKey(server.prisma, first);
+    await ensureOperatorKey(server.prisma, second);
+    // The test server was started without ADMIN_API_KEY, as `npm start` is.
+    expect((await admin('GET', '/v1/admin/accounts', undefined, first)).status).toBe(401);
+
+    const startedWithFirst = server.sibling(undefined, { ADMIN_API_KEY: first });
+    try {
+      const url = await startedWithFirst.listen(0, '127.0.0.1');
+      const accounts = (key: string) => fetch(`${url}/v1/admin/accounts`, { headers: bearer(key) });
+      expect((await accounts(first)).status).toBe(200);
+      const refused = await accounts(second);
+      expect(refused.status).toBe(401);
+      // As any key that is not one: nothing tells an operator key from a made-up one.
+      expect(await refused.json()).toMatchObject({ code: 'unauthenticated', detail: 'The API key is not valid.' });
+    } finally {
+      await startedWithFirst.close();
+    }
+  });
+});
 
 describe('operator routes (/v1/admin)', () => {
   it('creates accounts: 201 { id, name }', async () => {

@@ -40,8 +40,8 @@ export interface TestServer {
   createAccount(name?: string): Promise<string>;
   /** Creates an API key (in a new account unless accountId is given) and returns its only copy. */
   createKey(options?: CreateKeyOptions): Promise<{ key: string; keyId: string; accountId: string; signingSecret: string | null }>;
-  /** A second instance on the same database, settings and secrets key, as another process would be; not yet listening, closed by the caller. */
-  sibling(clock?: Clock): App;
+  /** A second instance on the same database, settings (but `overrides`) and secrets key, as another process would be; not yet listening, closed by the caller. */
+  sibling(clock?: Clock, overrides?: Partial<Config>): App;
   close(): Promise<void>;
 }
 
@@ -106,8 +106,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       });
       return { key, keyId: record.id, accountId, signingSecret };
     },
-    sibling(clock?: Clock) {
-      return createApp({ config, database, secrets, logger: pino({ level: 'silent' }), ...(clock ? { clock } : {}) });
+    sibling(clock?: Clock, overrides: Partial<Config> = {}) {
+      return createApp({ config: { ...config, ...overrides }, database, secrets, logger: pino({ level: 'silent' }), ...(clock ? { clock } : {}) });
     },
     async close() {
       await app.close();
