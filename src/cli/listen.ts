@@ -191,6 +191,9 @@ async function* streamEvents(target: ServerTarget, variables: Record<string, unk
 function describe(error: unknown, target: ServerTarget): string {
   // fetch reports a failed connection as a TypeError, its cause saying why.
   if (error instanceof TypeError) return unreachableReason(error, target);
+  // graphql-ws rejects with the socket's error event, whose `error` says why it could not connect.
+  const socketError = (error as { error?: unknown } | null)?.error;
+  if (socketError instanceof Error) return unreachableReason({ cause: socketError }, target);
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -156,6 +156,8 @@ describe('hallowgate listen', () => {
     // The connection drops (a restarting server, a network cut): what happens meanwhile arrives once it is back.
     proxy.cut();
     await second.waitFor(/Connection lost/);
+    // Its tries while the connection stays cut say why each failed.
+    await second.waitFor(/Connection lost \(cannot reach the server at \S+ \(\w+: [^)]+\)\); reconnecting in \d+ s/);
     const duringCut = await book();
     proxy.restore();
     await receiver.waitFor(4, 60_000);
