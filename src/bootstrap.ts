@@ -119,6 +119,7 @@ export async function prepareDatabase(config: Config, log: (line: string) => voi
     poolSize: config.DATABASE_POOL_SIZE,
     deadlines: config,
     role: 'hallowgate server',
+    whenInUse: 'stop it first, or run both on PostgreSQL (DATABASE_URL): the embedded database serves one process at a time',
     ...(shouldSeed ? { starter: loadStarter } : {}),
   });
   try {

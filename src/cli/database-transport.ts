@@ -27,7 +27,11 @@ import type { Transport } from './transport.js';
 export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transport> {
   const config = loadConfig(env);
   const databaseConfig = parseDatabaseUrl(config.DATABASE_URL);
-  const database = await openMigratedDatabase(databaseConfig, { role: 'hallowgate CLI', poolSize: config.DATABASE_POOL_SIZE });
+  const database = await openMigratedDatabase(databaseConfig, {
+    role: 'hallowgate CLI',
+    whenInUse: 'stop it or use --server <url> to work through it',
+    poolSize: config.DATABASE_POOL_SIZE,
+  });
   let secrets: SecretBox;
   try {
     secrets = createSecretBox(await loadSecretsKey(config, databaseConfig));

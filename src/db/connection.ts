@@ -77,6 +77,8 @@ export interface OpenOptions {
   onQuery?: StatementListener;
   /** What this process is, named to whoever finds the embedded database in use (e.g. "hallowgate server"). */
   role?: string;
+  /** What this process's user can do when another holds the embedded database (the CLI can go through the server). */
+  whenInUse?: string;
   /** A migrated and seeded database to make a new embedded one from (in memory, or a data directory without one yet). */
   starter?: () => Promise<Blob | undefined>;
 }
@@ -127,7 +129,7 @@ class ClientEndingUnansweredQueries extends pg.Client {
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
   if (config.kind === 'pglite') {
     // One process at a time on a data directory, locked before PGlite reads or writes a byte of it.
-    const lock = config.dataDir ? await lockEmbeddedDatabase(config.dataDir, options.role ?? 'hallowgate') : undefined;
+    const lock = config.dataDir ? await lockEmbeddedDatabase(config.dataDir, options.role ?? 'hallowgate', options.whenInUse) : undefined;
     let pglite: PGlite;
     let adapter: SqlDriverAdapterFactory;
     let loadDataDir = config.loadDataDir;

@@ -20,10 +20,9 @@ export class DatabaseInUseError extends ConfigError {
   constructor(
     dataDir: string,
     readonly holder: LockHolder,
+    whenInUse: string,
   ) {
-    super(
-      `the embedded database ${dataDir} is in use by process ${holder.pid} (${holder.role}, started ${holder.startedAt}); ` + 'stop it or use --server <url> to work through it',
-    );
+    super(`the embedded database ${dataDir} is in use by process ${holder.pid} (${holder.role}, started ${holder.startedAt}); ${whenInUse}`);
   }
 }
 
@@ -129,10 +128,10 @@ function startOfThisProcess(): string {
 
 /**
  * Makes this process the only one on the embedded database in `dataDir`, through the lock file
- * next to it, or throws DatabaseInUseError naming the process that is. A lock left by a process
+ * next to it, or throws DatabaseInUseError naming the process that is, and saying what to do (`whenInUse`). A lock left by a process
  * that died is taken over. Released by `release()` or when this process exits.
  */
-export async function lockEmbeddedDatabase(dataDir: string, role: string): Promise<EmbeddedLock> {
+export async function lockEmbeddedDatabase(dataDir: string, role: string, whenInUse = 'stop it first'): Promise<EmbeddedLock> {
   const path = `${resolve(dataDir)}.lock`;
   await mkdir(dirname(path), { recursive: true });
   const holder: LockHolder = { pid: process.pid, role, startedAt: startOfThisProcess(), nonce: randomUUID() };
@@ -146,7 +145,7 @@ export async function lockEmbeddedDatabase(dataDir: string, role: string): Promi
   }
   if (other) {
     heldHere.delete(holder.nonce);
-    throw new DatabaseInUseError(dataDir, other);
+    throw new DatabaseInUseError(dataDir, other, whenInUse);
   }
   const release = () => {
     if (!heldHere.delete(holder.nonce)) return;

@@ -13,10 +13,11 @@ const adminKey = 'key_lockoperator01.sk_a_long_enough_operator_secret_lock';
 // The demo directory is beside the point here, and seeding it would only slow every first start.
 const serverEnv = { ADMIN_API_KEY: adminKey, SEED_ON_START: 'never' };
 
-/** The one line a process refused by the holder `pid` prints. */
-function holderLine(pid: number | undefined): RegExp {
+/** The one line a process refused by the holder `pid` prints, with the advice for a second server or the CLI. */
+function holderLine(pid: number | undefined, refused: 'server' | 'CLI' = 'server'): RegExp {
+  const advice = refused === 'CLI' ? 'stop it or use --server <url> to work through it' : 'stop it first, or run both on PostgreSQL \\(DATABASE_URL\\)';
   return new RegExp(
-    `^hallowgate: the embedded database \\./\\.data/pglite is in use by process ${pid} \\(hallowgate server, started \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\); stop it`,
+    `^hallowgate: the embedded database \\./\\.data/pglite is in use by process ${pid} \\(hallowgate server, started \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\); ${advice}`,
   );
 }
 
@@ -82,7 +83,7 @@ describe('the embedded database (./.data/pglite), one process at a time', () => 
 
     const cli = await runCli(['accounts', 'create', '--name', 'Never Made'], {}, { cwd });
     expect(cli.code).toBe(2);
-    expect(cli.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(holderLine(holder!.process.pid))]);
+    expect(cli.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(holderLine(holder!.process.pid, 'CLI'))]);
     expect(cli.stdout).toBe('');
 
     expect(await footprint(join(cwd, '.data'))).toEqual(before);

@@ -74,7 +74,7 @@ export async function assertPublicDestination(url: URL, allowPrivate: boolean): 
   // where someone trying webhooks on their own machine looks.
   if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
     throw invalidUrl(
-      "url's host does not resolve to a public address (only public addresses can receive webhooks). To send webhooks to local or private addresses (local development), start the server with WEBHOOK_ALLOW_PRIVATE=1.",
+      "url's host does not resolve to a public address (only public addresses can receive webhooks): check that the host exists. To send webhooks to local or private addresses (local development), start the server with WEBHOOK_ALLOW_PRIVATE=1.",
     );
   }
 }
