@@ -151,7 +151,7 @@ describe('ADMIN_API_KEY', () => {
   it('takes key_<id>. and a secret of 16 to 128 URL-safe characters, hyphens too, and the key then works', async () => {
     const adminKey = 'key_ops.123e4567-e89b-12d3-a456-426614174000';
     expect(loadConfig({ ADMIN_API_KEY: adminKey }).ADMIN_API_KEY).toBe(adminKey);
-    const server = await startTestServer();
+    const server = await startTestServer({ config: { ADMIN_API_KEY: adminKey } });
     try {
       await ensureOperatorKey(server.prisma, adminKey);
       const response = await fetch(`${server.url}/v1/admin/accounts`, { headers: { authorization: `Bearer ${adminKey}` } });
