@@ -128,8 +128,9 @@ function startOfThisProcess(): string {
 
 /**
  * Makes this process the only one on the embedded database in `dataDir`, through the lock file
- * next to it, or throws DatabaseInUseError naming the process that is, and saying what to do (`whenInUse`). A lock left by a process
- * that died is taken over. Released by `release()` or when this process exits.
+ * next to it, or throws DatabaseInUseError naming the process that is, and saying what to do
+ * (`whenInUse`). A lock left by a process that died is taken over. Released by `release()` or when
+ * this process exits.
  */
 export async function lockEmbeddedDatabase(dataDir: string, role: string, whenInUse = 'stop it first'): Promise<EmbeddedLock> {
   const path = `${resolve(dataDir)}.lock`;

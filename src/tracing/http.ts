@@ -3,8 +3,8 @@ import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentele
 import { apiKeyPattern } from '../access/key-format.js';
 import { contextFromHeaders, withTraceHeaders } from './tracing.js';
 
-/** A path segment that is a secret a client put in the wrong place: an API key, a webhook signing secret. */
-const isSecret = (segment: string) => apiKeyPattern.test(segment) || segment.startsWith('whsec_');
+/** A path segment that is a secret a client put in the wrong place: an API key or its secret part, a webhook signing secret. */
+const isSecret = (segment: string) => apiKeyPattern.test(segment) || segment.startsWith('sk_') || segment.startsWith('whsec_');
 
 /**
  * The request target's path as a span keeps it: without an absolute-form target's scheme, host and
