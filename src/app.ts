@@ -169,6 +169,7 @@ export function createApp(options: AppOptions): App {
     {
       requestTimeout: config.REQUEST_TIMEOUT_MS,
       headersTimeout: config.REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
       // How often Node looks for requests past their time; its default (30 s) would let them last longer.
       connectionsCheckingInterval: Math.min(config.REQUEST_TIMEOUT_MS / 4, 30_000),
       // The handler refuses an HTTP/1.1 request without Host with a problem document; Node's own refusal is an empty 400.

@@ -98,6 +98,12 @@ const configSchema = z.object({
   /** A request (headers and body) must arrive whole within this; a client trickling it is cut off with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(30_000),
   /**
+   * How long a connection may wait idle between requests. Longer than the idle timeout of the load
+   * balancers in front (60 s for most): were the server to close first, a request the balancer sends
+   * on the closing connection would fail with 502.
+   */
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(65_000),
+  /**
    * A GraphQL query still running after this is stopped and answered 400 query_too_complex. Longer
    * by default than the database's deadlines together (a connection, then a statement and the wait
    * past it), so an outage is answered 503 by them, not as the query's fault.

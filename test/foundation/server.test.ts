@@ -169,6 +169,24 @@ describe('a request with an Expect header', () => {
 });
 
 describe('HTTP foundation', () => {
+  it('keeps an idle connection open for KEEP_ALIVE_TIMEOUT_MS, 65 s unless set (past a load balancer’s 60 s), and says so', async () => {
+    expect((await fetch(`${server.url}/healthz`)).headers.get('keep-alive')).toBe('timeout=65');
+    const brief = await startTestServer({ config: { KEEP_ALIVE_TIMEOUT_MS: 2_000 } });
+    try {
+      const socket = net.connect(Number(new URL(brief.url).port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk) => (answer += String(chunk)));
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      const startedAt = performance.now();
+      await once(socket, 'close');
+      expect(answer).toMatch(/^HTTP\/1\.1 200 [^]*\r\nKeep-Alive: timeout=2\r\n/i);
+      // Closed by the server once idle for its timeout, not before.
+      expect(performance.now() - startedAt).toBeGreaterThan(1_500);
+    } finally {
+      await brief.close();
+    }
+  });
+
   it('answers health and readiness, readiness from the database', async () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${server.url}/readyz`);
