@@ -9,7 +9,7 @@ import { normalizeOrigin } from './cors.js';
 import { forgetCredential } from './credential-cache.js';
 import { createApiKey, hashSecret, newApiKeyCredentials, newSigningSecret } from './keys.js';
 import { parseRange } from './network.js';
-import { scopes } from './principal.js';
+import { operatorAccountId, scopes } from './principal.js';
 
 /**
  * Operator rules for accounts, API keys and widget tokens: one place, used by the GraphQL
@@ -68,6 +68,10 @@ export function createAccount(prisma: PrismaClient, input: unknown) {
 /** Issues a key; the returned `key` (and `signingSecret`) are the only copies ever shown. */
 export async function issueApiKey(prisma: PrismaClient, secrets: SecretBox, input: unknown) {
   const parsed = parseInput(newApiKeyInput, input);
+  if (parsed.accountId === operatorAccountId) {
+    const message = `${operatorAccountId} holds the operator key alone, which ADMIN_API_KEY sets: issue keys in an account of their own.`;
+    throw validationFailed([{ field: 'accountId', code: 'operator_account', message }]);
+  }
   await requireAccount(prisma, parsed.accountId);
   return createApiKey(prisma, secrets, parsed);
 }
@@ -90,6 +94,9 @@ export async function revokeApiKey(prisma: PrismaClient, id: string, now: Date) 
 export async function rotateApiKey(prisma: PrismaClient, secrets: SecretBox, id: string) {
   const existing = await findApiKey(prisma, id);
   if (existing.revokedAt) throw new AppError('key_revoked', `The API key "${id}" is revoked and cannot be rotated.`);
+  if (existing.accountId === operatorAccountId) {
+    throw new AppError('invalid_parameter', `The operator key "${id}" is ADMIN_API_KEY: change it by starting the server with another value, not by rotating it.`);
+  }
   const credentials = newApiKeyCredentials(id);
   const signingSecret = existing.signingSecret ? newSigningSecret() : null;
   const record = await prisma.apiKey.update({

@@ -3,8 +3,7 @@ import type { SecretBox } from '../shared/secrets.js';
 import { cachedCredential } from './credential-cache.js';
 import { parseApiKey, principalForKey, unauthenticated, verifyApiKey } from './keys.js';
 import { parseRanges, type AddressRange } from './network.js';
-import { operatorAccountId } from './provisioning.js';
-import type { Principal } from './principal.js';
+import { operatorAccountId, type Principal } from './principal.js';
 import type { SigningKey } from './signature-check.js';
 
 const widgetTokenPattern = /^wt_[A-Za-z0-9]{8,64}$/;

@@ -5,6 +5,9 @@ export const scopes = ['bookings:read', 'bookings:write', 'bookings:book', 'webh
 
 export type Scope = (typeof scopes)[number];
 
+/** The account of the operator key (ADMIN_API_KEY), and of that key alone. */
+export const operatorAccountId = 'acct_operator';
+
 export function isScope(value: string): value is Scope {
   return (scopes as readonly string[]).includes(value);
 }

@@ -4,9 +4,7 @@ import type { SecretBox } from '../shared/secrets.js';
 import { createWidgetToken } from './admin.js';
 import { apiKeyRule } from './key-format.js';
 import { createApiKey, hashSecret, parseApiKey } from './keys.js';
-import { scopes } from './principal.js';
-
-export const operatorAccountId = 'acct_operator';
+import { operatorAccountId, scopes } from './principal.js';
 
 /**
  * Makes sure the operator key named by ADMIN_API_KEY exists with exactly that secret and the

@@ -32,7 +32,7 @@ function loadFailure(error: unknown): 'conflict' | { busy: string } | null {
   // A statement PostgreSQL cancelled at its deadline: here, one queued for a slot's row lock. The
   // database answered, so it is busy, not unreachable.
   if (someCause(error, (cause) => (cause as { code?: unknown }).code === '57014' || /canceling statement due to statement timeout/i.test(cause.message))) {
-    return { busy: 'it waited past the statement deadline behind other changes to the same slots' };
+    return { busy: 'a statement ran past its deadline, most often waiting behind other changes to the same slots' };
   }
   return null;
 }

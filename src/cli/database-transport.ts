@@ -3,7 +3,7 @@ import { loadSecretsKey, openMigratedDatabase } from '../bootstrap.js';
 import { loadConfig } from '../config.js';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
-import { operatorAccountId } from '../access/provisioning.js';
+import { operatorAccountId } from '../access/principal.js';
 import { createAnnouncements } from '../events/bus.js';
 import { parseDatabaseUrl } from '../db/connection.js';
 import { trackOpenConnections } from '../access/revocation.js';

@@ -1,29 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
-import { apiKeyPattern } from '../access/key-format.js';
+import { secretsInText } from '../access/key-format.js';
 import { contextFromHeaders, withTraceHeaders } from './tracing.js';
-
-/** A path segment that is a secret a client put in the wrong place: an API key or its secret part, a webhook signing secret. */
-const isSecret = (segment: string) => apiKeyPattern.test(segment) || segment.startsWith('sk_') || segment.startsWith('whsec_');
 
 /**
  * The request target's path as a span keeps it: without an absolute-form target's scheme, host and
- * credentials, or the query, and with a segment that is a secret replaced by REDACTED.
+ * credentials, or the query, and with any secret a client put in it replaced by REDACTED, looked for
+ * in the path as sent and percent-decoded (a secret may have been encoded, or hold `/` itself).
  */
 export function tracedPath(target: string): string {
   const path = URL.canParse(target, 'http://localhost') ? new URL(target, 'http://localhost').pathname : '/';
-  return path
-    .split('/')
-    .map((segment) => {
-      let decoded = segment;
-      try {
-        decoded = decodeURIComponent(segment);
-      } catch {
-        // Not percent-encoded as a URL's should be: looked at as it is.
-      }
-      return isSecret(decoded) ? 'REDACTED' : segment;
-    })
-    .join('/');
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // Not percent-encoded as a URL's should be: looked at as sent.
+  }
+  // The decoded text when it holds a secret the path as sent hides; the path as sent otherwise.
+  const kept = decoded !== path && decoded.search(secretsInText) !== -1 ? decoded : path;
+  return kept.replace(secretsInText, 'REDACTED');
 }
 
 /** Media types of answers that stream until their client leaves: its leaving is how they end. */

@@ -55,20 +55,22 @@ export interface ExportReport {
   info(message: string): void;
 }
 
-/** While exports keep failing, how often the failure is said again. */
+/** While exports keep failing, or fail now and then, how often a failure is said. */
 const failureReportIntervalMs = 60_000;
 
 /**
- * `exporter`, saying when the collector stops taking spans (once, then at most once a minute while
- * it goes on, with the spans lost since) and when it takes them again: an operator learns of a
- * collector that is down, or refuses a wrong API key, while it happens rather than at shutdown.
+ * `exporter`, saying when the collector stops taking spans and how many it lost (at once, then at
+ * most once a minute however often it fails), and when it takes them again after a failure was
+ * said: an operator learns of a collector that is down, or refuses a wrong API key, while it happens
+ * rather than at shutdown, and a collector that fails now and then writes two lines a minute at most.
  */
 class ReportingExporter implements SpanExporter {
   report: ExportReport | undefined;
-  private failing = false;
-  private lastReportAt = 0;
-  private lostSinceReport = 0;
-
+  private lastWarningAt = Number.NEGATIVE_INFINITY;
+  /** Whether a failure was said since the collector last took spans. */
+  private warned = false;
+  /** Spans the collector did not take since the last line about it. */
+  private lost = 0;
   /** The collector as a log line names it: its query, which may carry a token, left out. */
   private readonly url: string;
 
@@ -82,22 +84,29 @@ class ReportingExporter implements SpanExporter {
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     this.exporter.export(spans, (result) => {
-      if (result.code === ExportResultCode.SUCCESS) {
-        if (this.failing) this.report?.info(`tracing: the collector at ${this.url} takes spans again`);
-        this.failing = false;
-      } else {
-        this.lostSinceReport += spans.length;
-        const now = Date.now();
-        if (!this.failing || now - this.lastReportAt >= failureReportIntervalMs) {
-          const why = result.error instanceof Error ? result.error.message : 'no reason given';
-          this.report?.warn(`tracing: the collector at ${this.url} did not take ${this.lostSinceReport} spans (${why}); spans are dropped until it does`);
-          this.lastReportAt = now;
-          this.lostSinceReport = 0;
-        }
-        this.failing = true;
-      }
+      if (result.code === ExportResultCode.SUCCESS) this.took();
+      else this.failed(spans.length, result.error);
       done(result);
     });
+  }
+
+  private failed(spans: number, error: Error | undefined): void {
+    this.lost += spans;
+    const now = Date.now();
+    if (now - this.lastWarningAt < failureReportIntervalMs) return;
+    const since = this.lastWarningAt === Number.NEGATIVE_INFINITY ? '' : ' since the last warning';
+    this.report?.warn(`tracing: the collector at ${this.url} did not take ${this.lost} spans${since} (${error?.message ?? 'no reason given'}); spans are dropped until it does`);
+    this.lastWarningAt = now;
+    this.lost = 0;
+    this.warned = true;
+  }
+
+  private took(): void {
+    if (!this.warned) return;
+    const lostMeanwhile = this.lost > 0 ? ` (${this.lost} more spans were lost after the warning)` : '';
+    this.report?.info(`tracing: the collector at ${this.url} takes spans again${lostMeanwhile}`);
+    this.warned = false;
+    this.lost = 0;
   }
 
   shutdown(): Promise<void> {

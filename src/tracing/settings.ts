@@ -34,30 +34,49 @@ const exportProtocol = z.enum(exportProtocols, { message: `must be ${exportProto
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const isHeaderValue = (value: string) => [...value].every((character) => character === '\t' || (character >= ' ' && character <= '\u00ff' && character !== '\u007f'));
 
+/** Headers the exporter's own request sets, or that would break it: not a collector's to be given. */
+const managedHeaders = new Set([
+  'connection',
+  'content-encoding',
+  'content-length',
+  'content-type',
+  'expect',
+  'host',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
 /**
  * `key=value` pairs, comma-separated, each value percent-encoded (the W3C Baggage octets), as the
- * specification writes OTEL_RESOURCE_ATTRIBUTES and OTEL_EXPORTER_OTLP_HEADERS; `validKey` and
- * `validValue` add what a header needs. A malformed pair is refused, never dropped: a backend's API
- * key with a typo would otherwise have every export refused without a word.
+ * specification writes OTEL_RESOURCE_ATTRIBUTES and OTEL_EXPORTER_OTLP_HEADERS. A malformed pair is
+ * refused, never dropped: a backend's API key with a typo would otherwise have every export refused
+ * without a word. Headers (`headers`) are checked for what a request can send, and a refusal never
+ * quotes their values, which are often a backend's API key.
  */
-const keyValuePairs = (validKey: (key: string) => boolean = () => true, validValue: (value: string) => boolean = () => true) =>
+const keyValuePairs = (headers = false) =>
   z
     .string()
     .optional()
     .transform((text, context) => {
       const pairs: Record<string, string> = {};
-      for (const pair of (text ?? '').split(',')) {
+      for (const [index, pair] of (text ?? '').split(',').entries()) {
         if (pair.trim() === '') continue;
         const at = pair.indexOf('=');
-        const key = pair.slice(0, at).trim();
+        const key = at > 0 ? pair.slice(0, at).trim() : '';
         let value: string | undefined;
         try {
           value = at > 0 ? decodeURIComponent(pair.slice(at + 1).trim()) : undefined;
         } catch {
           value = undefined;
         }
-        if (!key || value === undefined || !validKey(key) || !validValue(value)) {
-          context.addIssue({ code: 'custom', message: `must be key=value pairs separated by commas, values percent-encoded; "${pair.trim()}" is not one` });
+        const validHeader = headerName.test(key) && !managedHeaders.has(key.toLowerCase()) && (value === undefined || isHeaderValue(value));
+        if (!key || value === undefined || (headers && !validHeader)) {
+          const named = !headers ? `"${pair.trim()}"` : headerName.test(key) ? `the pair for ${key}` : `pair ${index + 1}`;
+          const managed = headers && managedHeaders.has(key.toLowerCase()) ? ` (${key} is the exporter's own to set)` : '';
+          context.addIssue({ code: 'custom', message: `must be key=value pairs separated by commas, values percent-encoded; ${named} is not one${managed}` });
           return z.NEVER;
         }
         pairs[key] = value;
@@ -65,7 +84,7 @@ const keyValuePairs = (validKey: (key: string) => boolean = () => true, validVal
       return pairs;
     });
 
-const exportHeaders = keyValuePairs((name) => headerName.test(name), isHeaderValue);
+const exportHeaders = keyValuePairs(true);
 
 /**
  * The standard OpenTelemetry variables that turn tracing on and shape it (README, Configuration):

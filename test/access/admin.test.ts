@@ -54,6 +54,22 @@ describe('the operator key (ADMIN_API_KEY)', () => {
   });
 });
 
+describe('the operator account', () => {
+  it('gets no keys but ADMIN_API_KEY’s, and that one is not rotated through the API', async () => {
+    const operatorKey = 'key_opsthird.sk_the_third_operator_secret_0000003';
+    await ensureOperatorKey(server.prisma, operatorKey);
+    const operatorKeys = () => server.prisma.apiKey.findMany({ where: { accountId: 'acct_operator' }, select: { id: true, secretHash: true } });
+    const before = await operatorKeys();
+    const issued = await admin('POST', '/v1/admin/api_keys', { account_id: 'acct_operator', plan: 'business', scopes: ['admin'] });
+    expect(issued.status).toBe(422);
+    expect((await issued.json()).errors).toEqual([expect.objectContaining({ field: 'account_id', code: 'operator_account' })]);
+    const rotated = await admin('POST', '/v1/admin/api_keys/key_opsthird/rotate');
+    expect(rotated.status).toBe(400);
+    expect((await rotated.json()).detail).toMatch(/is ADMIN_API_KEY: change it by starting the server with another value/);
+    expect(await operatorKeys()).toEqual(before);
+  });
+});
+
 describe('operator routes (/v1/admin)', () => {
   it('creates accounts: 201 { id, name }', async () => {
     const response = await admin('POST', '/v1/admin/accounts', { name: 'Haunted Acres' });

@@ -41,7 +41,7 @@ it.skipIf(!postgresUrl)('answers a booking still queued on a busy slot at the st
     expect(queued.headers.get('retry-after')).toBe('1');
     expect(queued.body).toMatchObject({
       code: 'service_unavailable',
-      detail: 'Bookings are busy: it waited past the statement deadline behind other changes to the same slots; retry in a moment.',
+      detail: 'Bookings are busy: a statement ran past its deadline, most often waiting behind other changes to the same slots; retry in a moment.',
     });
   } finally {
     release();

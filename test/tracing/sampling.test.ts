@@ -104,6 +104,13 @@ describe('tracing settings', () => {
       expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: malformed }), malformed).toThrow(/OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs/);
       expect(() => loadConfig({ OTEL_EXPORTER_OTLP_TRACES_HEADERS: malformed }), malformed).toThrow(/OTEL_EXPORTER_OTLP_TRACES_HEADERS must be key=value pairs/);
     }
+    // A value is often a backend's API key: the refusal names the pair, never quotes it.
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'x-ok=1,api-key=sk-live-SUPERSECRET-50%off' })).toThrow(
+      /^OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs separated by commas, values percent-encoded; the pair for api-key is not one$/,
+    );
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'Bearer SUPERSECRET' })).toThrow(/; pair 1 is not one$/);
+    // Headers of the exporter's own request are not the collector's to be given.
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'content-length=5' })).toThrow(/the pair for content-length is not one \(content-length is the exporter's own to set\)/);
   });
 
   it('read a sampler or protocol in any case, as OpenTelemetry specifies for enumerated values', () => {

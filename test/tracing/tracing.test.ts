@@ -187,9 +187,20 @@ describe('what the HTTP span keeps of a request', () => {
     expect(absolute.status).toBe(200);
     expect((await serverSpanOf(absolute)).attributes['url.path']).toBe('/v1/services');
 
-    const pastedKey = await getWithTarget(`/v1/bookings/${encodeURIComponent(apiKey)}`);
-    expect(pastedKey.status).toBe(404);
-    expect((await serverSpanOf(pastedKey)).attributes['url.path']).toBe('/v1/bookings/REDACTED');
+    const [, keySecret] = apiKey.split('.');
+    // A webhook secret is base64, so `/` may split it: none of it is kept.
+    const webhookLike = 'whsec_qkuNQ+O57cL0ngEnough/alSgc=';
+    for (const [target, kept] of [
+      [`/v1/bookings/${encodeURIComponent(apiKey)}`, '/v1/bookings/REDACTED'],
+      [`/v1/bookings/${apiKey}.json`, '/v1/bookings/REDACTED.json'],
+      [`/v1/bookings/${keySecret}`, '/v1/bookings/REDACTED'],
+      [`/v1/bookings/Bearer%20${apiKey}`, '/v1/bookings/Bearer REDACTED'],
+      [`/v1/webhook_endpoints/${webhookLike}`, '/v1/webhook_endpoints/REDACTED'],
+    ] as const) {
+      const pasted = await getWithTarget(target);
+      expect(pasted.status).toBe(404);
+      expect((await serverSpanOf(pasted)).attributes['url.path'], target).toBe(kept);
+    }
   });
 
   it('marks no failure when a client ends a stream, nor for a syntax error or a refused subscription', async () => {
@@ -241,23 +252,28 @@ describe('exporting', () => {
     expect(receiver.headers.at(-1)).toMatchObject({ 'x-collector-token': 'traces', 'x-tenant': 'the gate' });
   });
 
-  it('says while it runs that the collector refuses spans, and that it takes them again', async () => {
+  it('says while it runs that the collector refuses spans, and that it takes them again, at most once a minute when it fails now and then', async () => {
     const said: string[] = [];
     tracing.reportExportsTo({ warn: (line) => said.push(`warn: ${line}`), info: (line) => said.push(`info: ${line}`) });
+    /** A booking's spans sent to a collector answering `status`; a flush rejects with its refusal, which the server says in its own words. */
+    const exportOneBooking = async (status: number, days: number) => {
+      receiver.answerWith(status);
+      await book(days);
+      await tracing.flush().catch(() => undefined);
+    };
+    const collector = `${receiver.url}/v1/traces`;
     try {
-      receiver.answerWith(500);
-      await book(8);
-      // A flush rejects with the collector's refusal; what matters here is what the server says of it.
-      await tracing.flush().catch(() => undefined);
-      expect(said).toEqual([expect.stringMatching(new RegExp(`^warn: tracing: the collector at ${receiver.url}/v1/traces did not take \\d+ spans \\(.+\\)`))]);
-      // Said once, not once a batch, while the collector goes on refusing.
-      await book(9);
-      await tracing.flush().catch(() => undefined);
+      await exportOneBooking(500, 8);
+      expect(said).toEqual([expect.stringMatching(new RegExp(`^warn: tracing: the collector at ${collector} did not take \\d+ spans \\(.+\\); spans are dropped`))]);
+      // Refused again: counted, not said again within the minute.
+      await exportOneBooking(500, 9);
       expect(said).toHaveLength(1);
-      receiver.answerWith(200);
-      await book(10);
-      await tracing.flush();
-      expect(said.at(-1)).toBe(`info: tracing: the collector at ${receiver.url}/v1/traces takes spans again`);
+      await exportOneBooking(200, 10);
+      expect(said[1]).toMatch(new RegExp(`^info: tracing: the collector at ${collector} takes spans again \\([1-9]\\d* more spans were lost after the warning\\)$`));
+      // A collector that fails now and then: nothing more is said within the minute.
+      await exportOneBooking(400, 11);
+      await exportOneBooking(200, 12);
+      expect(said).toHaveLength(2);
     } finally {
       receiver.answerWith(200);
       tracing.reportExportsTo({ warn: () => undefined, info: () => undefined });
