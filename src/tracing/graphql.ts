@@ -4,7 +4,7 @@ import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context as
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { boundedOperationName } from '../analytics/tracking.js';
 import type { Context } from '../graphql/context.js';
-import { isServerError } from '../graphql/errors.js';
+import { isServerError, maskGraphQLError } from '../graphql/errors.js';
 import type { LookupOutcome } from '../response-cache/response-cache.js';
 import { endableStream } from '../shared/streams.js';
 import { contextFromHeaders, linksTo } from './tracing.js';
@@ -45,7 +45,9 @@ function noteOperation(document: DocumentNode, operationName: string | null | un
  * scope or an unknown id is the client's mistake, as a 4xx is on the HTTP span.
  */
 function endGraphQLSpan(span: Span, errors: readonly unknown[] = []): void {
-  if (errors.some(isServerError)) span.setStatus({ code: SpanStatusCode.ERROR });
+  const failure = errors.find(isServerError);
+  // The failure's code (internal_error, service_unavailable), never its message, which may quote input.
+  if (failure !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: String(maskGraphQLError(failure).extensions['code']) });
   span.end();
 }
 
