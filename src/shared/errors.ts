@@ -139,11 +139,25 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 }
 
 /**
- * Unreachable, or past a deadline (src/db/connection.ts): 57014 is a statement PostgreSQL cancelled
- * at statement_timeout, 25P03 a transaction it ended at idle_in_transaction_session_timeout, P2028
- * a Prisma transaction past its maxWait or timeout, "Query read timeout" a server that did not answer.
+ * Unreachable, out of room, or past a deadline (src/db/connection.ts): class 08 is a connection
+ * PostgreSQL lost or refused, class 53 a server out of resources (53300: every connection slot
+ * taken), 57014 a statement PostgreSQL cancelled at statement_timeout, 25P03 a transaction it ended
+ * at idle_in_transaction_session_timeout, P2028 a Prisma transaction past its maxWait or timeout,
+ * P2037 Prisma's word for too many connections, "Query read timeout" a server that did not answer.
  */
 const unreachableDatabaseCodes = new Set([
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '08P01',
+  '53000',
+  '53100',
+  '53200',
+  '53300',
+  '53400',
+  'P2037',
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
@@ -162,7 +176,7 @@ const unreachableDatabaseCodes = new Set([
   'P2028',
 ]);
 const unreachableDatabaseMessage =
-  /connection terminated|connection ended unexpectedly|can't reach database server|timeout exceeded when trying to connect|terminating connection due to (administrator command|idle-in-transaction timeout)|the database system is (starting up|shutting down)|query read timeout|canceling statement due to statement timeout|client (was closed|has encountered a connection error) and is not queryable/i;
+  /connection terminated|connection ended unexpectedly|can't reach database server|timeout exceeded when trying to connect|terminating connection due to (administrator command|idle-in-transaction timeout)|the database system is (starting up|shutting down)|too many clients already|remaining connection slots are reserved|query read timeout|canceling statement due to statement timeout|client (was closed|has encountered a connection error) and is not queryable/i;
 
 /**
  * A 503 for an error that means the database cannot be reached right now (a restart, a partition,

@@ -21,7 +21,10 @@ const requestDeadlineMs = deadlines.DATABASE_STATEMENT_TIMEOUT_MS + 1000;
 /** /readyz and /metrics answer within this whatever hangs. */
 const probeDeadlineMs = 2000;
 
-describe.skipIf(!postgresUrl).each(outageModes)('a PostgreSQL outage (%s)', (mode) => {
+/** Cut and frozen as every dependency is, and full: a PostgreSQL refusing new sessions, its slots all taken. */
+const postgresOutageModes = [...outageModes, 'full'] as const;
+
+describe.skipIf(!postgresUrl).each(postgresOutageModes)('a PostgreSQL outage (%s)', (mode) => {
   let proxy: FaultProxy;
   let server: TestServer;
   let call: ApiCall;

@@ -1,6 +1,17 @@
 import net, { type AddressInfo, type Socket } from 'node:net';
 
-export type FaultMode = 'pass' | 'refuse' | 'freeze';
+export type FaultMode = 'pass' | 'refuse' | 'freeze' | 'full';
+
+/**
+ * What PostgreSQL answers a new session when every connection slot is taken: an ErrorResponse,
+ * FATAL 53300 "sorry, too many clients already", then it closes the connection.
+ */
+function tooManyClients(): Buffer {
+  const fields = Buffer.from('SFATAL\0VFATAL\0C53300\0Msorry, too many clients already\0\0', 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeInt32BE(fields.length + 4);
+  return Buffer.concat([Buffer.from('E'), length, fields]);
+}
 
 /**
  * A TCP proxy on loopback in front of a real server (PostgreSQL, Redis), for outages without
@@ -9,6 +20,8 @@ export type FaultMode = 'pass' | 'refuse' | 'freeze';
  * - freeze(): keeps every connection open and accepts new ones but forwards nothing either way, as a
  *   hung or paused server, or a middlebox that keeps acknowledging, does. The kernel's buffers fill
  *   and nothing is lost: restore() forwards what waited, in order.
+ * - full(): drops every open connection and answers each new one as a PostgreSQL whose connection
+ *   slots are all taken does (FATAL 53300), as when other clients took them during a restart.
  * restore() lets connections through again.
  * `observe` sees each client connection as it opens (bench/statement-recorder.ts reads what clients send).
  */
@@ -20,6 +33,11 @@ export async function startFaultProxy(targetUrl: string, observe?: (client: Sock
   const server = net.createServer((client) => {
     if (mode === 'refuse') {
       client.destroy();
+      return;
+    }
+    if (mode === 'full') {
+      client.on('error', () => undefined);
+      client.once('data', () => client.end(tooManyClients()));
       return;
     }
     const upstream = net.connect(targetPort, target.hostname);
@@ -58,6 +76,10 @@ export async function startFaultProxy(targetUrl: string, observe?: (client: Sock
     freeze() {
       mode = 'freeze';
       for (const socket of open) socket.pause();
+    },
+    full() {
+      mode = 'full';
+      for (const socket of open) socket.destroy();
     },
     /** Silences the connections open now, as freeze() does, but lets new ones through: a server hung on some sessions only. */
     stallOpen() {
