@@ -60,13 +60,17 @@ export function accountLogPositionPiggyback(context: Context): PiggybackedRead |
   if (!context.principal || logPositions.has(context)) return undefined;
   const accountId = context.principal.accountId;
   let settle!: (row: AccountLogPosition | undefined) => void;
-  const position = new Promise<AccountLogPosition | undefined>((resolve) => (settle = resolve)).then((row) => row ?? readAccountLogPosition(context));
+  let fail!: (error: unknown) => void;
+  const position = new Promise<AccountLogPosition | undefined>((resolve, reject) => ((settle = resolve), (fail = reject))).then(
+    (row) => row ?? readAccountLogPosition(context),
+  );
   // Whoever asks for it sees a failed read; nobody asking must not make it an unhandled rejection.
   position.catch(() => undefined);
   logPositions.set(context, position);
   return {
     column: (parameter) => `(SELECT row_to_json(position) FROM (${accountLogPositionSql(parameter(accountId))}) AS position)`,
     receive: (value) => settle(value as AccountLogPosition | undefined),
+    fail: (error) => fail(error),
   };
 }
 

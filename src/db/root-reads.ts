@@ -21,6 +21,11 @@ export interface PiggybackedRead {
   column(parameter: (value: unknown) => string): string;
   /** Called once: with the column's value (as the driver parses it), or undefined when there was none. */
   receive(value: unknown): void;
+  /**
+   * Called instead of receive when the list's statement failed: the read fails with it rather than
+   * being sent on its own, which would wait out the database's deadline a second time.
+   */
+  fail(error: unknown): void;
 }
 
 /** Root reads as the plain Pothos app sends them: through Prisma's client, no piggyback read along. */

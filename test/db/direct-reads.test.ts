@@ -255,6 +255,7 @@ describe('direct reads', () => {
     const piggyback = (value: string) => ({
       column: (parameter: (value: unknown) => string) => `(SELECT ${parameter(value)}::text || '!')`,
       receive: (got: unknown) => received.push(got),
+      fail: (error: unknown) => received.push(error),
     });
     const args = { where: { accountId }, orderBy: [{ startTime: 'asc' }, { id: 'asc' }], take: 4 };
     statements.length = 0;
@@ -266,6 +267,10 @@ describe('direct reads', () => {
     await directReads.findMany(delegateOf('Booking'), 'Booking', { ...args, where: { accountId: 'acct_nobody' } }, piggyback('none'));
     await directReads.findMany(delegateOf('Booking'), 'Booking', { ...args, where: { customerName: { startsWith: 'G' } } }, piggyback('prisma'));
     expect(received).toEqual(['along!', undefined, undefined]);
+    // A list whose statement fails fails the read along with it, rather than have it sent on its own.
+    await expect(directReads.findMany(delegateOf('Booking'), 'Booking', { ...args, where: { accountId: 'nul\u0000' } }, piggyback('failed'))).rejects.toThrow();
+    expect(received).toHaveLength(4);
+    expect(received[3]).toBeInstanceOf(Error);
   });
 
   it("build each record from the driver's array rows in one go: the same records, in the same shape, as Prisma gives", async () => {

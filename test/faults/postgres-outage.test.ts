@@ -30,9 +30,12 @@ describe.skipIf(!postgresUrl).each(postgresOutageModes)('a PostgreSQL outage (%s
   let call: ApiCall;
   let serviceId: string;
 
+  /** Statements as the server sends them (direct reads) or as Prisma ran them. */
+  const statements: string[] = [];
+
   beforeAll(async () => {
     proxy = await startFaultProxy(postgresUrl!);
-    server = await startTestServer({ seed: true, postgresUrl: proxy.url, config: { ...deadlines, REDIS_URL: undefined } });
+    server = await startTestServer({ seed: true, postgresUrl: proxy.url, config: { ...deadlines, REDIS_URL: undefined }, onQuery: (text) => statements.push(text) });
     call = apiClient(server.url, (await server.createKey()).key);
     serviceId = await openService(server.prisma);
   });
@@ -53,6 +56,7 @@ describe.skipIf(!postgresUrl).each(postgresOutageModes)('a PostgreSQL outage (%s
     for (let asking = 0; asking < 2; asking++) expect((await call('POST', '/graphql', { query: keptQuery })).status).toBe(200);
 
     proxy[mode]();
+    const sentBefore = statements.length;
     const ready = await answersWithin(probeDeadlineMs + slowMachineMarginMs, () => readiness(server.url));
     expect(ready).toEqual({ status: 503, body: { status: 'unavailable', checks: { database: 'unavailable', redis: 'not_configured' } } });
 
@@ -70,6 +74,11 @@ describe.skipIf(!postgresUrl).each(postgresOutageModes)('a PostgreSQL outage (%s
       expect(answer.headers.get('retry-after')).toBe('5');
       expect(answer.body).toMatchObject({ status: 503, code: 'service_unavailable' });
     }
+    // A list's Last-Modified rides on its statement: when that fails, it is not read again on its own
+    // (on a frozen server, a second deadline waited out).
+    const list = await answersWithin(requestDeadlineMs + slowMachineMarginMs, () => call('GET', '/v1/bookings?limit=7'));
+    expect([list.status, list.body.code]).toEqual([503, 'service_unavailable']);
+    expect(statements.slice(sentBefore).filter((text) => text.trimStart().startsWith('SELECT newest.seq'))).toEqual([]);
     const graphql = await answersWithin(requestDeadlineMs + slowMachineMarginMs, () => call('POST', '/graphql', { query: '{ categories { edges { node { slug } } } }' }));
     expect(graphql.body.errors[0].extensions.code).toBe('service_unavailable');
     // Once, not twice: the data version's read failing is the answer, the query does not then wait out its own.

@@ -126,7 +126,7 @@ export function createSqlReads(prisma: PrismaClient, run: RunStatement, map: Mod
       try {
         answer = await read(model, delegate, args as Record<string, unknown>, piggyback);
       } catch (error) {
-        piggyback?.receive(undefined);
+        piggyback?.fail(error);
         throw error;
       }
       piggyback?.receive(answer?.piggybackedValue);
