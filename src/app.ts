@@ -1,6 +1,7 @@
 import { turnsOfPool } from './graphql/fair-turns.js';
 import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { pino, type Logger } from 'pino';
 import { createAccessGate } from './access/gate.js';
 import { trackOpenConnections } from './access/revocation.js';
@@ -62,6 +63,9 @@ const responseCacheBudget = 24_000_000;
 /** How long /readyz and /metrics wait for a dependency: they answer within 2 s whatever hangs. */
 const probeDeadlineMs = 1500;
 
+/** The least a shutdown's last usage flush is given, however long the drain took: a healthy database answers within it. */
+const lastFlushMinimumMs = 500;
+
 /** What a response cache lookup is counted in: the metrics, and the span it ran in when tracing is on. */
 function cacheLookupObserver(metrics: Metrics): ConstructorParameters<typeof ResponseCache>[1] {
   if (!activeTracer()) return metrics.responseCacheLookup;
@@ -121,13 +125,15 @@ export function createApp(options: AppOptions): App {
   const responseCache = fastPaths['response-cache'] ? new ResponseCache(responseCacheBudget, cacheLookupObserver(metrics)) : undefined;
   const graphqlResponseCache = responseCache && new GraphQLResponseCache(responseCache);
   const yoga = createGraphQLServer(services, metrics, openConnections, subscriptionQuota, turns, graphqlResponseCache, persistedQueries);
+  /** The longest a statement waits on a database that does not answer: what one shutdown may wait for it, in all. */
+  const databaseDeadlineMs = config.DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs;
   const usage = config.ANALYTICS_ENABLED
     ? createUsageRecorder({
         prisma: database.prisma,
         logger,
         clock: services.clock,
         flushMs: config.ANALYTICS_FLUSH_MS,
-        stopDeadlineMs: config.DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs,
+        stopDeadlineMs: databaseDeadlineMs,
         afterFlush: (buckets) => evaluateAlertRules(database.prisma, announcements.usageAlerts, buckets, services.clock()),
       })
     : undefined;
@@ -202,6 +208,10 @@ export function createApp(options: AppOptions): App {
       });
     },
     async close() {
+      // The last usage flush waits for the database only as long as the drain left of one deadline
+      // (a healthy one still gets half a second): requests in flight on a frozen database, and then the
+      // flush, wait out one deadline together, not one each.
+      const flushBy = performance.now() + databaseDeadlineMs;
       // The workers claim nothing new from now on, and finish what they have under way while requests
       // drain, all together: shutdown then takes one dependency deadline at most, not one per worker.
       const workersStopped = Promise.all([deliveryWorker.stop(), offersWorker.stop()]);
@@ -219,7 +229,7 @@ export function createApp(options: AppOptions): App {
       clearInterval(closeIdle);
       clearTimeout(cutTheRest);
       // After the last response, so every request is counted.
-      await Promise.all([usage?.stop(), workersStopped]);
+      await Promise.all([usage?.stop(Math.max(flushBy - performance.now(), lastFlushMinimumMs)), workersStopped]);
       await openConnections.close();
       await subscriptionQuota.close();
       await persistedQueries.close();

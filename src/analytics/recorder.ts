@@ -34,8 +34,8 @@ export interface UsageRecorder {
   /** Writes every pending bucket in one additive upsert. */
   flush(): Promise<void>;
   start(): void;
-  /** Stops the timer and flushes what is left. */
-  stop(): Promise<void>;
+  /** Stops the timer and flushes what is left, waiting at most `deadlineMs` (its stopDeadlineMs unless given). */
+  stop(deadlineMs?: number): Promise<void>;
 }
 
 export interface RecorderOptions {
@@ -207,12 +207,12 @@ export function createUsageRecorder(options: RecorderOptions): UsageRecorder {
       }, options.flushMs);
       timer.unref();
     },
-    async stop() {
+    async stop(deadlineMs = options.stopDeadlineMs) {
       clearInterval(timer);
       timer = undefined;
       // One deadline for the flush under way and the last one together: a database that hangs delays no shutdown for longer.
-      await settleWithin(flush(), options.stopDeadlineMs, () => {
-        logger.warn({ batches: unsent.length }, `usage not flushed within ${options.stopDeadlineMs} ms of stopping; its counts are lost`);
+      await settleWithin(flush(), deadlineMs, () => {
+        logger.warn({ batches: unsent.length }, `usage not flushed within ${Math.round(deadlineMs)} ms of stopping; its counts are lost`);
       });
     },
   };

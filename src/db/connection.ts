@@ -208,7 +208,8 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     },
     close: async () => {
       await prisma.$disconnect();
-      await pool.end();
+      // A connection to a server that stopped answering never closes: the pool is not waited for past the grace.
+      await closedWithinGrace(pool.end());
     },
   };
 }
