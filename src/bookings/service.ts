@@ -61,9 +61,7 @@ export function accountLogPositionPiggyback(context: Context): PiggybackedRead |
   const accountId = context.principal.accountId;
   let settle!: (row: AccountLogPosition | undefined) => void;
   let fail!: (error: unknown) => void;
-  const position = new Promise<AccountLogPosition | undefined>((resolve, reject) => ((settle = resolve), (fail = reject))).then(
-    (row) => row ?? readAccountLogPosition(context),
-  );
+  const position = new Promise<AccountLogPosition | undefined>((resolve, reject) => ((settle = resolve), (fail = reject))).then((row) => row ?? readAccountLogPosition(context));
   // Whoever asks for it sees a failed read; nobody asking must not make it an unhandled rejection.
   position.catch(() => undefined);
   logPositions.set(context, position);

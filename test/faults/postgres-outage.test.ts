@@ -177,28 +177,32 @@ describe.skipIf(!postgresUrl)('a PostgreSQL freeze under the default deadlines a
 });
 
 describe.skipIf(!postgresUrl)('stopping while PostgreSQL is frozen', () => {
-  it('exits after one database deadline, not one per worker nor one more for the usage counts: requests in flight, the workers and the last flush share it', { timeout: 90_000 }, async () => {
-    const cluster = await openEventsDatabase(postgresUrl!);
-    const proxy = await startFaultProxy(postgresUrlOf(cluster.database));
-    try {
-      // The default deadlines and polling: the workers' polls are under way, each at its own pace, when the server stops.
-      const server = await startServerProcess({ ...cluster.env, DATABASE_URL: proxy.url, WEBHOOK_POLL_MS: '1000' });
-      const call = apiClient(server.url, cluster.key);
-      expect((await call('GET', '/v1/bookings?limit=1')).status).toBe(200);
-      proxy.freeze();
-      // Requests under way when the server is told to stop: each waits out its deadline, then the usage they made is flushed.
-      const inFlight = [2, 3, 4].map((limit) => call('GET', `/v1/bookings?limit=${limit}`).catch(() => undefined));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const exited = once(server.process, 'exit');
-      server.process.kill('SIGTERM');
-      const { DATABASE_STATEMENT_TIMEOUT_MS } = loadConfig({});
-      const [code] = (await answersWithin(DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs + slowMachineMarginMs, () => exited)) as [number | null];
-      expect(code).toBe(0);
-      await Promise.all(inFlight);
-    } finally {
-      proxy.restore();
-      await proxy.close();
-      await cluster.database.close();
-    }
-  });
+  it(
+    'exits after one database deadline, not one per worker nor one more for the usage counts: requests in flight, the workers and the last flush share it',
+    { timeout: 90_000 },
+    async () => {
+      const cluster = await openEventsDatabase(postgresUrl!);
+      const proxy = await startFaultProxy(postgresUrlOf(cluster.database));
+      try {
+        // The default deadlines and polling: the workers' polls are under way, each at its own pace, when the server stops.
+        const server = await startServerProcess({ ...cluster.env, DATABASE_URL: proxy.url, WEBHOOK_POLL_MS: '1000' });
+        const call = apiClient(server.url, cluster.key);
+        expect((await call('GET', '/v1/bookings?limit=1')).status).toBe(200);
+        proxy.freeze();
+        // Requests under way when the server is told to stop: each waits out its deadline, then the usage they made is flushed.
+        const inFlight = [2, 3, 4].map((limit) => call('GET', `/v1/bookings?limit=${limit}`).catch(() => undefined));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const exited = once(server.process, 'exit');
+        server.process.kill('SIGTERM');
+        const { DATABASE_STATEMENT_TIMEOUT_MS } = loadConfig({});
+        const [code] = (await answersWithin(DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs + slowMachineMarginMs, () => exited)) as [number | null];
+        expect(code).toBe(0);
+        await Promise.all(inFlight);
+      } finally {
+        proxy.restore();
+        await proxy.close();
+        await cluster.database.close();
+      }
+    },
+  );
 });
