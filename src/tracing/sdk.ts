@@ -18,6 +18,7 @@ import {
   type SamplingResult,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
+import { echoed } from '../shared/errors.js';
 import { exportHeadersOf, samplingOf, tracesProtocolOf, type TracingSettings } from './settings.js';
 
 /**
@@ -95,7 +96,9 @@ class ReportingExporter implements SpanExporter {
     const now = Date.now();
     if (now - this.lastWarningAt < failureReportIntervalMs) return;
     const since = this.lastWarningAt === Number.NEGATIVE_INFINITY ? '' : ' since the last warning';
-    this.report?.warn(`tracing: the collector at ${this.url} did not take ${this.lost} spans${since} (${error?.message ?? 'no reason given'}); spans are dropped until it does`);
+    this.report?.warn(
+      `tracing: the collector at ${this.url} did not take ${this.lost} spans${since} (${error ? echoed(error.message) : 'no reason given'}); spans are dropped until it does`,
+    );
     this.lastWarningAt = now;
     this.lost = 0;
     this.warned = true;
