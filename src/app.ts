@@ -8,7 +8,7 @@ import { trackOpenConnections } from './access/revocation.js';
 import { evaluateAlertRules } from './analytics/alerts.js';
 import { createUsageRecorder } from './analytics/recorder.js';
 import { ConfigurationError, type Config } from './config.js';
-import { unansweredGraceMs, type Database } from './db/connection.js';
+import { statementGiveUpMs, type Database } from './db/connection.js';
 import { createAnnouncements } from './events/bus.js';
 import { fastPathNames, fastPaths } from './fast-paths.js';
 import { attemptOptionsOf, createDeliveryWorker } from './events/webhooks/worker.js';
@@ -126,7 +126,7 @@ export function createApp(options: AppOptions): App {
   const graphqlResponseCache = responseCache && new GraphQLResponseCache(responseCache);
   const yoga = createGraphQLServer(services, metrics, openConnections, subscriptionQuota, turns, graphqlResponseCache, persistedQueries);
   /** The longest a statement waits on a database that does not answer: what one shutdown may wait for it, in all. */
-  const databaseDeadlineMs = config.DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs;
+  const databaseDeadlineMs = statementGiveUpMs(config.DATABASE_STATEMENT_TIMEOUT_MS);
   const usage = config.ANALYTICS_ENABLED
     ? createUsageRecorder({
         prisma: database.prisma,

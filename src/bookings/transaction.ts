@@ -14,6 +14,9 @@ const transactionLimits = { maxWait: 10_000, timeout: 15_000 };
 /** A transaction the database aborted for a write conflict runs again, up to this many times in all. */
 const maxAttempts = 3;
 
+/** A transaction that got no connection from the pool (Prisma's or node-postgres' own timeout). */
+const noConnection = { busy: 'no database connection came free in time' };
+
 /**
  * Why a transaction failed when the cause is load, not the request: `conflict` (deadlock or
  * serialization failure: worth running again), or what kept it waiting (no connection, transaction
@@ -24,11 +27,11 @@ function loadFailure(error: unknown): 'conflict' | { busy: string } | null {
   if (error instanceof Prisma.PrismaClientKnownRequestError) {
     const cause = (error.meta?.['driverAdapterError'] as { cause?: { kind?: string } } | undefined)?.cause;
     if (error.code === 'P2034' || cause?.kind === 'TransactionWriteConflict') return 'conflict';
-    if (error.code === 'P2024') return { busy: 'no database connection came free in time' };
+    if (error.code === 'P2024') return noConnection;
     if (error.code === 'P2028') return { busy: 'the transaction did not start or finish within its deadline' };
   }
   // node-postgres' pool, when every connection stays taken for connectionTimeoutMillis.
-  if (error instanceof Error && error.message === 'timeout exceeded when trying to connect') return { busy: 'no database connection came free in time' };
+  if (error instanceof Error && error.message === 'timeout exceeded when trying to connect') return noConnection;
   // A statement PostgreSQL cancelled at its deadline: here, one queued for a slot's row lock. The
   // database answered, so it is busy, not unreachable.
   if (someCause(error, (cause) => (cause as { code?: unknown }).code === '57014' || /canceling statement due to statement timeout/i.test(cause.message))) {

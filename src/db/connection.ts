@@ -91,6 +91,9 @@ export type DatabaseDeadlines = Pick<Config, 'DATABASE_CONNECT_TIMEOUT_MS' | 'DA
 /** How long after the statement deadline the client stops waiting for a server that did not even cancel the statement (a hung server). */
 export const unansweredGraceMs = 1000;
 
+/** How long the client waits for a statement, at most: its deadline, then the grace for a server that did not cancel it. */
+export const statementGiveUpMs = (statementDeadlineMs: number) => statementDeadlineMs + unansweredGraceMs;
+
 type TransactionOptions = { maxWait: number; timeout: number };
 
 function createClient(adapter: SqlDriverAdapterFactory, onQuery: OpenOptions['onQuery'], transactionOptions?: TransactionOptions): PrismaClient {
@@ -179,7 +182,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: deadlines.DATABASE_CONNECT_TIMEOUT_MS,
     // The server cancels a slow statement; the client gives up on a server that does not answer at all.
-    ...(statementMs > 0 ? { statement_timeout: statementMs, query_timeout: statementMs + unansweredGraceMs } : {}),
+    ...(statementMs > 0 ? { statement_timeout: statementMs, query_timeout: statementGiveUpMs(statementMs) } : {}),
     idle_in_transaction_session_timeout: deadlines.DATABASE_TRANSACTION_TIMEOUT_MS,
   });
   // An idle client losing its server (a restart) must not crash the process; the pool reconnects.
@@ -254,7 +257,7 @@ export async function whileLocked<T>(config: DatabaseConfig, name: string, work:
   const client = new pg.Client({
     connectionString: config.url,
     connectionTimeoutMillis: deadlines.DATABASE_CONNECT_TIMEOUT_MS,
-    query_timeout: deadlines.DATABASE_STATEMENT_TIMEOUT_MS + unansweredGraceMs,
+    query_timeout: statementGiveUpMs(deadlines.DATABASE_STATEMENT_TIMEOUT_MS),
   });
   client.on('error', () => undefined);
   await client.connect();

@@ -3,6 +3,9 @@ import type { ServerResponse } from 'node:http';
 
 const streamedContentType = /^\s*(text\/event-stream|multipart\/)/i;
 
+/** Whether an answer of this media type is a stream (SSE, multipart): sent as it comes, ended by its client leaving. */
+export const isStreamedContentType = (contentType: string): boolean => streamedContentType.test(contentType);
+
 /**
  * Whether the client has left: the response closed, or (an answer to a pipelined request, still
  * waiting for the ones before it, has no socket and hears nothing) its connection did.
@@ -25,7 +28,7 @@ export async function writeFetchResponse(response: ServerResponse, fetchResponse
     return;
   }
   // A whole answer goes out in one write with its length; only event streams are streamed.
-  if (!streamedContentType.test(fetchResponse.headers.get('content-type') ?? '')) {
+  if (!isStreamedContentType(fetchResponse.headers.get('content-type') ?? '')) {
     const payload = Buffer.from(await fetchResponse.arrayBuffer());
     response.setHeader('content-length', payload.length);
     response.end(payload);

@@ -21,6 +21,7 @@ import { paramsRefusal } from '../graphql/limits.js';
 import { AppError, databaseUnavailable, echoed } from '../shared/errors.js';
 import { refuseOnSocket } from './client-errors.js';
 import { hostRefusal } from './http.js';
+import { requestPathOf } from './request-target.js';
 import { quotaSubjectOf, subscriptionLimits, tooManySubscriptions, type SubscriptionQuota } from './subscription-quota.js';
 import type { Yoga } from './yoga.js';
 
@@ -181,16 +182,6 @@ const closeHandshakeGraceMs = 1_000;
 /** Whether a request asks to become a WebSocket: the only upgrade served (at /graphql). */
 export const isWebSocketUpgrade = (request: IncomingMessage): boolean => request.headers.upgrade?.trim().toLowerCase() === 'websocket';
 
-/** The path of a request target, in origin form (`/graphql?x`) or absolute form (`http://host/graphql`), as plain requests are read. */
-function pathOf(target: string): string {
-  if (target.startsWith('/')) return target.split('?', 1)[0]!;
-  try {
-    return new URL(target).pathname;
-  } catch {
-    return target;
-  }
-}
-
 /**
  * graphql-ws on the same path as HTTP GraphQL. Operations go through Yoga's envelop pipeline,
  * so scopes, limits and error masking are the same as over HTTP.
@@ -215,7 +206,7 @@ export function attachGraphQLWebSocket(
     }
     const badHost = hostRefusal(request, true);
     if (badHost) return refuseOnSocket(socket, badHost);
-    const path = pathOf(request.url ?? '/');
+    const path = requestPathOf(request.url ?? '/');
     if (path !== '/graphql') return refuseOnSocket(socket, new AppError('not_found', `No WebSocket endpoint at ${echoed(path)}: GraphQL over WebSocket is served at /graphql.`));
     webSocketServer.handleUpgrade(request, socket, head, (webSocket) => webSocketServer.emit('connection', webSocket, request));
   });

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import { secretsInText } from '../access/key-format.js';
+import { isStreamedContentType } from '../server/fetch-response.js';
+import { requestPathOf } from '../server/request-target.js';
 import { contextFromHeaders, withTraceHeaders } from './tracing.js';
 
 /**
@@ -9,7 +11,7 @@ import { contextFromHeaders, withTraceHeaders } from './tracing.js';
  * in the path as sent and percent-decoded (a secret may have been encoded, or hold `/` itself).
  */
 export function tracedPath(target: string): string {
-  const path = URL.canParse(target, 'http://localhost') ? new URL(target, 'http://localhost').pathname : '/';
+  const path = requestPathOf(target);
   let decoded = path;
   try {
     decoded = decodeURIComponent(path);
@@ -20,9 +22,6 @@ export function tracedPath(target: string): string {
   const kept = decoded !== path && decoded.search(secretsInText) !== -1 ? decoded : path;
   return kept.replace(secretsInText, 'REDACTED');
 }
-
-/** Media types of answers that stream until their client leaves: its leaving is how they end. */
-const streamed = /^(text\/event-stream|multipart\/mixed)\b/i;
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
 
@@ -55,7 +54,7 @@ export function traceRequests(tracer: Tracer, handle: RequestHandler, routeOf: (
       if (response.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       // Closed before the answer was sent whole: the client went away, unless it was a stream, which
       // ends that way.
-      else if (!response.writableFinished && !streamed.test(String(response.getHeader('content-type') ?? '')))
+      else if (!response.writableFinished && !isStreamedContentType(String(response.getHeader('content-type') ?? '')))
         span.setStatus({ code: SpanStatusCode.ERROR, message: 'connection closed before the response ended' });
       span.end();
     };
