@@ -15,6 +15,7 @@ import { lockEmbeddedDatabase } from './embedded-lock.js';
 import { recordStatement, tracedReads } from '../tracing/database.js';
 import { activeTracer } from '../tracing/tracing.js';
 import { settleWithin } from '../shared/deadline.js';
+import { databaseUnavailable } from '../shared/errors.js';
 
 export { ConfigError };
 
@@ -260,7 +261,10 @@ export async function whileLocked<T>(config: DatabaseConfig, name: string, work:
     query_timeout: statementGiveUpMs(deadlines.DATABASE_STATEMENT_TIMEOUT_MS),
   });
   client.on('error', () => undefined);
-  await client.connect();
+  await client.connect().catch((error: unknown) => {
+    throw startupFailure(config, deadlines, error);
+  });
+  let unanswered = false;
   try {
     const maxWaitMs = options.maxWaitMs ?? startupLockWaitMs;
     const startedAt = performance.now();
@@ -274,8 +278,27 @@ export async function whileLocked<T>(config: DatabaseConfig, name: string, work:
       await new Promise((resolve) => setTimeout(resolve, lockPollMs));
     }
     return await work();
+  } catch (error) {
+    unanswered = databaseUnavailable(error) !== undefined;
+    throw startupFailure(config, deadlines, error);
   } finally {
     // Ending the session releases its advisory locks (or the connection's end does, with the process).
-    await closedWithinGrace(client.end());
+    // A server that stopped answering would not answer the end either: it is not waited for.
+    const ended = client.end();
+    if (!unanswered) await closedWithinGrace(ended);
+    else ended.catch(() => undefined);
   }
+}
+
+/**
+ * What start-up reports of a failure: the driver's and Prisma's words for a PostgreSQL that stopped
+ * answering ("Query read timeout", "Connection terminated unexpectedly") name neither PostgreSQL nor
+ * the deadline, so such a failure is said again with both; any other is reported as it is.
+ */
+export function startupFailure(config: DatabaseConfig, deadlines: Pick<DatabaseDeadlines, 'DATABASE_STATEMENT_TIMEOUT_MS'>, error: unknown): unknown {
+  if (config.kind !== 'postgres' || error instanceof ConfigError || !(error instanceof Error) || !databaseUnavailable(error)) return error;
+  const why = /query read timeout/i.test(error.message) ? `no answer within ${statementGiveUpMs(deadlines.DATABASE_STATEMENT_TIMEOUT_MS) / 1000} s` : error.message;
+  return new DatabaseUnreachableError(`PostgreSQL at ${describeTarget(config.url)} stopped answering during start-up (${why}); check that it is up and reachable`, {
+    cause: error,
+  });
 }

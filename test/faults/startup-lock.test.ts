@@ -75,8 +75,10 @@ describe.skipIf(!postgresUrl)('the start-up lock instances take turns under', ()
     await holdLock();
     setTimeout(() => proxy.freeze(), 500);
     const { ms, outcome } = await timed(() => whileLocked(viaProxy(), name, async () => 'ran', { deadlines, maxWaitMs: 60_000 }));
-    expect(outcome).not.toBe('ran');
-    expect(ms).toBeLessThan(500 + statementGiveUpMs + unansweredGraceMs + slowMachineMarginMs);
+    // The line start-up prints names the server and the deadline, not the driver's "Query read timeout".
+    expect(outcome).toMatch(/^PostgreSQL at 127\.0\.0\.1:\d+\/\w* stopped answering during start-up \(no answer within 2 s\); check that it is up and reachable$/);
+    // Nor does it wait for the session's end, which a server that stopped answering would not answer.
+    expect(ms).toBeLessThan(500 + statementGiveUpMs + slowMachineMarginMs);
   });
 
   it('does not wait for ever to end its session when the database froze during the work', async () => {
