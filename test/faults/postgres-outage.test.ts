@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, unansweredGraceMs, type Database } from '../../src/db/connection.js';
 import { loadConfig } from '../../src/config.js';
@@ -9,6 +10,7 @@ import { startFaultProxy, type FaultProxy } from './proxy.js';
 import { answersWithin, outageModes, readiness, slowMachineMarginMs } from './timing.js';
 import { apiClient, futureSlot, type ApiCall } from '../support/http.js';
 import { openService } from '../support/bookable.js';
+import { startReceiver } from '../support/receiver.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
 
@@ -100,6 +102,29 @@ describe.skipIf(!postgresUrl).each(postgresOutageModes)('a PostgreSQL outage (%s
     await expect.poll(async () => (await call('GET', '/v1/services?limit=1')).status, { timeout: 15_000 }).toBe(200);
     const booked = await call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(6), customer: { name: 'After', email: 'after@example.com' } });
     expect(booked.status).toBe(201);
+  });
+
+  it('records a webhook attempt answered while it was out once it is back, and sends the delivery once', async () => {
+    // The outage starts as the receiver answers, so the attempt's outcome meets it.
+    const receiver = await startReceiver((_webhook, index) => {
+      if (index === 0) proxy[mode]();
+      return 200;
+    });
+    const own = apiClient(server.url, (await server.createKey()).key);
+    const endpoint = await own('POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['booking.created'] });
+    expect(endpoint.status).toBe(201);
+    expect((await own('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(7), customer: { name: 'Hook', email: 'hook@example.com' } })).status).toBe(201);
+    await receiver.waitFor(1);
+    // Longer than a frozen statement is waited for: the record's first try fails.
+    await sleep(requestDeadlineMs + 1000);
+    proxy.restore();
+
+    const deliveryOf = () => server.prisma.webhookDelivery.findFirst({ where: { endpointId: endpoint.body.id }, include: { attempts: true } });
+    await expect.poll(async () => (await deliveryOf())?.status, { timeout: 15_000 }).toBe('succeeded');
+    const delivery = await deliveryOf();
+    expect(delivery?.attempts.map(({ attemptNumber, responseStatus }) => ({ attemptNumber, responseStatus }))).toEqual([{ attemptNumber: 1, responseStatus: 200 }]);
+    expect(receiver.received).toHaveLength(1);
+    await receiver.close();
   });
 });
 

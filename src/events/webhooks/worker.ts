@@ -1,7 +1,10 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { Prisma, type PrismaClient, type WebhookEndpoint } from '../../generated/prisma/client.js';
 import type { Clock } from '../../shared/clock.js';
+import { databaseUnavailable } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { pollingLoop } from '../../shared/polling.js';
 import type { SecretBox } from '../../shared/secrets.js';
@@ -21,6 +24,11 @@ export interface AttemptOptions {
   allowPrivate: boolean;
   /** Decrypts the endpoints' signing secrets. */
   secrets: SecretBox;
+  /**
+   * The worker's: an outcome the database did not take is offered again until this aborts (the
+   * worker stops). Without it (a test event, answered within its request) it is offered once.
+   */
+  retryRecordUntil?: AbortSignal;
 }
 
 type AttemptSettings = Pick<Config, 'WEBHOOK_RETRY_SCHEDULE' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_DISABLE_AFTER_MS' | 'WEBHOOK_ALLOW_PRIVATE'>;
@@ -145,8 +153,26 @@ async function sendAndRecord(options: AttemptOptions, delivery: ClaimedDelivery,
   // 410 Gone: the receiver says the endpoint is no more, so it is disabled rather than retried.
   const gone = outcome.responseStatus === 410;
   const finished = outcome.ok || gone || retryAfter === undefined;
-  await prisma.$transaction(async (tx) => {
-    // Only the holder of the lease records the outcome.
+  // One id for every try of the record: a try whose commit went through unanswered is not recorded twice.
+  const attemptId = newId('webhookAttempt');
+  const recordOutcome = async (tx: Prisma.TransactionClient) => {
+    // The request was sent: it is part of the delivery's history even when its record comes so late
+    // that another instance has claimed the delivery again.
+    const { count: added } = await tx.webhookAttempt.createMany({
+      skipDuplicates: true,
+      data: {
+        id: attemptId,
+        deliveryId: delivery.id,
+        attemptNumber: delivery.attempt_count,
+        startedAt: started,
+        // On the clock started_at and completed_at are read from; one set back meanwhile makes it no time, never a negative one.
+        durationMs: Math.max(0, now.getTime() - started.getTime()),
+        responseStatus: outcome.responseStatus,
+        error: outcome.error,
+      },
+    });
+    if (added === 0) return;
+    // Only the holder of the lease records what the outcome means for the delivery and the endpoint.
     const { count } = await tx.webhookDelivery.updateMany({ where: { id: delivery.id, lockedUntil: delivery.locked_until }, data: { lockedUntil: null } });
     if (count === 0) return;
     // Still pending: a delivery its endpoint's deletion abandoned meanwhile stays failed (its attempt is still recorded).
@@ -155,18 +181,6 @@ async function sendAndRecord(options: AttemptOptions, delivery: ClaimedDelivery,
       data: {
         status: outcome.ok ? 'succeeded' : finished ? 'failed' : 'pending',
         ...(finished ? { completedAt: now } : { nextAttemptAt: new Date(now.getTime() + retryAfter!) }),
-      },
-    });
-    await tx.webhookAttempt.create({
-      data: {
-        id: newId('webhookAttempt'),
-        deliveryId: delivery.id,
-        attemptNumber: delivery.attempt_count,
-        startedAt: started,
-        // On the clock started_at and completed_at are read from; one set back meanwhile makes it no time, never a negative one.
-        durationMs: Math.max(0, now.getTime() - started.getTime()),
-        responseStatus: outcome.responseStatus,
-        error: outcome.error,
       },
     });
     if (outcome.ok) {
@@ -183,8 +197,41 @@ async function sendAndRecord(options: AttemptOptions, delivery: ClaimedDelivery,
       where: { id: endpoint.id },
       data: { failingSince, ...(disabledReason ? { enabled: false, disabledReason } : {}) },
     });
-  });
+  };
+  const recorded = await recordedOnceTheDatabaseTakesIt(() => prisma.$transaction(recordOutcome), options.retryRecordUntil);
+  if (!recorded) {
+    logger.warn(
+      { delivery: delivery.id, endpoint: endpoint.id, attempt: delivery.attempt_count, ...outcome },
+      'webhook attempt not recorded: the database did not take its outcome in time; the delivery will be sent again',
+    );
+    return;
+  }
   if (!outcome.ok) logger.info({ delivery: delivery.id, endpoint: endpoint.id, attempt: delivery.attempt_count, ...outcome }, 'webhook attempt failed');
+}
+
+/** How often, and for how long after an attempt, its outcome is offered again to a database that did not take it. */
+const recordRetryEveryMs = 1_000;
+const recordRetryForMs = 60_000;
+
+/**
+ * Runs `record` until the database takes it: an attempt's outcome is offered again through an outage
+ * (PostgreSQL restarting, frozen, out of connections) rather than lost, which would leave the attempt
+ * out of the delivery's history and send the delivery again once its lease ends. False when the
+ * outage outlasts recordRetryForMs or the worker stops first.
+ */
+async function recordedOnceTheDatabaseTakesIt(record: () => Promise<void>, until: AbortSignal | undefined): Promise<boolean> {
+  const giveUpAt = performance.now() + recordRetryForMs;
+  for (;;) {
+    try {
+      await record();
+      return true;
+    } catch (error) {
+      if (!until || !databaseUnavailable(error)) throw error;
+      if (until.aborted || performance.now() + recordRetryEveryMs > giveUpAt) return false;
+      const waited = await sleep(recordRetryEveryMs, true, { signal: until }).catch(() => false);
+      if (!waited) return false;
+    }
+  }
 }
 
 /**
@@ -198,7 +245,9 @@ async function sendAndRecord(options: AttemptOptions, delivery: ClaimedDelivery,
  * a slow endpoint holds one slot, not the queue; and each account has at most
  * concurrencyPerAccount attempts leased at once, so the other accounts always find slots.
  */
-export function createDeliveryWorker(options: DeliveryWorkerOptions) {
+export function createDeliveryWorker(workerOptions: DeliveryWorkerOptions) {
+  const stopping = new AbortController();
+  const options: DeliveryWorkerOptions = { ...workerOptions, retryRecordUntil: stopping.signal };
   const { prisma, logger, clock } = options;
   /** Attempts under way here, by delivery id. */
   const inFlight = new Map<string, Promise<void>>();
@@ -293,6 +342,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     /** Stops claiming and waits for the attempts already under way. */
     async stop() {
       await loop.stop();
+      stopping.abort();
       await claiming;
       await Promise.all(inFlight.values());
     },
