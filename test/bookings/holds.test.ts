@@ -240,6 +240,31 @@ describe('waitlists', () => {
     expect((await call('DELETE', `/v1/waitlist_entries/${entry.body.id}`)).status).toBe(200);
   });
 
+  it('pages on past an entry withdrawn since its page was sent, and refuses a cursor naming no entry', async () => {
+    const serviceId = await createService(server, 1);
+    const slot = futureSlot(47);
+    expect((await call('POST', '/v1/bookings', { service_id: serviceId, start_time: slot, customer })).status).toBe(201);
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index++) {
+      const entry = await call('POST', '/v1/waitlist_entries', { service_id: serviceId, start_time: slot, customer });
+      expect(entry.body.status).toBe('waiting');
+      ids.push(entry.body.id);
+    }
+    const list = `/v1/waitlist_entries?service_id=${serviceId}&status=waiting&limit=2`;
+    const first = await call('GET', list);
+    expect(first.body.data.map((entry: { id: string }) => entry.id)).toEqual(ids.slice(0, 2));
+    // The page's last entry leaves the list; the next page still starts after it.
+    expect((await call('DELETE', `/v1/waitlist_entries/${ids[1]}`)).body.status).toBe('withdrawn');
+    const second = await call('GET', `${list}&cursor=${first.body.next_cursor}`);
+    expect(second.body).toMatchObject({ has_more: true, data: [{ id: ids[2] }, { id: ids[3] }] });
+    const third = await call('GET', `${list}&cursor=${second.body.next_cursor}`);
+    expect(third.body).toMatchObject({ has_more: false, data: [{ id: ids[4] }] });
+
+    const madeUp = Buffer.from('GPC:S:wle_doesnotexist').toString('base64');
+    const refused = await call('GET', `${list}&cursor=${madeUp}`);
+    expect([refused.status, refused.body.code]).toEqual([400, 'invalid_parameter']);
+  });
+
   it('works the same over GraphQL', async () => {
     const serviceId = await createService(server, 1);
     const slot = futureSlot(47);

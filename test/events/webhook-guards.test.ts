@@ -67,6 +67,17 @@ describe('endpoints per account', () => {
     expect((await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/again' })).status).toBe(201);
   });
 
+  it('pages on past an endpoint deleted since its page was sent, skipping none', async () => {
+    const call = apiClient(server.url, (await server.createKey()).key);
+    for (let index = 0; index < 5; index++) expect((await call('POST', '/v1/webhook_endpoints', { url: `http://127.0.0.1:9/page-${index}` })).status).toBe(201);
+    const all = (await call('GET', '/v1/webhook_endpoints?limit=100')).body.data.map((endpoint: { id: string }) => endpoint.id);
+    const first = await call('GET', '/v1/webhook_endpoints?limit=2');
+    expect(first.body.data.map((endpoint: { id: string }) => endpoint.id)).toEqual(all.slice(0, 2));
+    expect((await call('DELETE', `/v1/webhook_endpoints/${all[1]}`)).status).toBe(200);
+    const second = await call('GET', `/v1/webhook_endpoints?limit=2&cursor=${first.body.next_cursor}`);
+    expect(second.body).toMatchObject({ has_more: true, data: [{ id: all[2] }, { id: all[3] }] });
+  });
+
   it.skipIf(!postgresUrl)('lets only one of several concurrent creations take the last place (PostgreSQL)', async () => {
     const shared = await startTestServer({ postgresUrl: postgresUrl! });
     try {

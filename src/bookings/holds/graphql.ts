@@ -7,6 +7,7 @@ import { holdLifetime, createHoldSchema, createWaitlistEntrySchema } from '../va
 import { holdStatus, waitlistEntryStatus } from './hold.js';
 import { createHold, findOwnHold, releaseHold } from './holds.js';
 import { createWaitlistEntry, findOwnWaitlistEntry, placeInLine, waitlistStatusWhere, withdrawWaitlistEntry } from './waitlist.js';
+import { keysetPage } from '../../graphql/keyset-pages.js';
 
 /**
  * Holds and waitlists: answers depend on the clock (a hold expires with no write), so none is kept by
@@ -116,16 +117,23 @@ builder.queryFields((t) => ({
     ...ownRootField,
     description: "The account's waitlist entries in the order they joined.",
     args: { serviceId: t.arg.id(), status: t.arg({ type: WaitlistStatus }) },
-    resolve: (query, _root, args, context) =>
-      context.prisma.waitlistEntry.findMany({
-        ...query,
+    resolve: async (query, _root, args, context) => {
+      const accountId = context.principal!.accountId;
+      const { page, past } = await keysetPage(
+        query,
+        async (id) => (await context.prisma.waitlistEntry.findFirst({ where: { id, accountId }, select: { position: true } }))?.position,
+      );
+      return context.prisma.waitlistEntry.findMany({
+        ...page,
         where: {
-          accountId: context.principal!.accountId,
+          accountId,
+          ...(past ? { position: past } : {}),
           ...(args.serviceId ? { serviceId: String(args.serviceId) } : {}),
           ...(args.status ? waitlistStatusWhere(args.status, context.services.clock()) : {}),
         },
         orderBy: { position: 'asc' },
-      }),
+      });
+    },
   }),
 }));
 

@@ -5,6 +5,7 @@ import { inputRules } from '../../graphql/input-coercion.js';
 import { createEndpoint, deleteEndpoint, findOwnEndpoint, newEndpointInput, redeliver, rotateEndpointSecret, updateEndpoint } from './endpoints.js';
 import { sendTestEvent } from './test-event.js';
 import { isTestEventBody } from './worker.js';
+import { keysetPage } from '../../graphql/keyset-pages.js';
 
 const DeliveryStatus = upperCaseEnum('WebhookDeliveryStatus', ['pending', 'succeeded', 'failed']);
 
@@ -98,8 +99,15 @@ builder.queryFields((t) => ({
     type: 'WebhookEndpoint',
     cursor: 'id',
     authScopes: { scope: 'webhooks:manage' },
-    resolve: (query, _root, _args, context) =>
-      context.prisma.webhookEndpoint.findMany({ ...query, where: { accountId: context.principal!.accountId, deletedAt: null }, orderBy: { id: 'asc' } }),
+    resolve: async (query, _root, _args, context) => {
+      // Ordered by id, the cursor's own key: an endpoint deleted since its page was sent still marks where the next begins.
+      const { page, past } = await keysetPage(query, async (id) => id);
+      return context.prisma.webhookEndpoint.findMany({
+        ...page,
+        where: { accountId: context.principal!.accountId, deletedAt: null, ...(past ? { id: past } : {}) },
+        orderBy: { id: 'asc' },
+      });
+    },
   }),
   webhookEndpoint: t.prismaField({
     type: 'WebhookEndpoint',
