@@ -1,3 +1,4 @@
+import { ConfigError } from '../db/config-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { newId } from '../shared/ids.js';
 import type { SecretBox } from '../shared/secrets.js';
@@ -8,7 +9,8 @@ import { operatorAccountId, scopes } from './principal.js';
 
 /**
  * Makes sure the operator key named by ADMIN_API_KEY exists with exactly that secret and the
- * admin scope. Only the hash is stored; an existing key with another secret is re-keyed.
+ * admin scope. Only the hash is stored; an existing operator key with another secret is re-keyed, and
+ * an id already used by another account's key is refused.
  * Instances starting together on one database may run this at once: inserts that find the row
  * already there do nothing (ON CONFLICT DO NOTHING) instead of failing.
  */
@@ -21,7 +23,12 @@ export async function ensureOperatorKey(prisma: PrismaClient, adminApiKey: strin
     data: [{ id: parsed.keyId, accountId: operatorAccountId, name: 'ADMIN_API_KEY', plan: 'business', ...operatorKey }],
     skipDuplicates: true,
   });
-  await prisma.apiKey.update({ where: { id: parsed.keyId }, data: operatorKey });
+  // Only a key of the operators' account: an id that names a customer's key (a key pasted into the
+  // wrong setting) must not make that key an operator's, nor bring it back from revocation.
+  const { count } = await prisma.apiKey.updateMany({ where: { id: parsed.keyId, accountId: operatorAccountId }, data: operatorKey });
+  if (count === 0) {
+    throw new ConfigError(`ADMIN_API_KEY's id ${parsed.keyId} names a key of another account, not an operator key: give ADMIN_API_KEY an id of its own (key_ops, say)`);
+  }
   return parsed.keyId;
 }
 

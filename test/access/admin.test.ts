@@ -54,6 +54,19 @@ describe('the operator key (ADMIN_API_KEY)', () => {
   });
 });
 
+describe('an ADMIN_API_KEY whose id names a customer’s key', () => {
+  it('is refused at start, and that key stays as it was: neither an operator’s nor brought back from revocation', async () => {
+    const customer = await server.createKey({ scopes: ['bookings:read'] });
+    const revoked = await server.createKey({ scopes: ['bookings:read'] });
+    await server.prisma.apiKey.update({ where: { id: revoked.keyId }, data: { revokedAt: new Date() } });
+    const keysBefore = await server.prisma.apiKey.findMany({ where: { id: { in: [customer.keyId, revoked.keyId] } }, orderBy: { id: 'asc' } });
+    for (const pasted of [customer.key, `${revoked.keyId}.sk_any_secret_at_all_0000000001`]) {
+      await expect(ensureOperatorKey(server.prisma, pasted)).rejects.toThrow(/^ADMIN_API_KEY's id key_\w+ names a key of another account, not an operator key/);
+    }
+    expect(await server.prisma.apiKey.findMany({ where: { id: { in: [customer.keyId, revoked.keyId] } }, orderBy: { id: 'asc' } })).toEqual(keysBefore);
+  });
+});
+
 describe('the operator account', () => {
   it('gets no keys but ADMIN_API_KEY’s, and that one is not rotated through the API', async () => {
     const operatorKey = 'key_opsthird.sk_the_third_operator_secret_0000003';
