@@ -170,8 +170,10 @@ function given(fields: Record<string, unknown>): Record<string, unknown> {
 }
 
 function idArgument(positionals: string[], what: string): Record<string, string> {
-  const id = positionals[2];
-  if (!id) throw new UsageError(`Give the ${what} id: hallowgate ${positionals[0]} ${positionals[1]} <id>`);
+  const [group, command, id, ...extra] = positionals;
+  if (!id) throw new UsageError(`Give the ${what} id: hallowgate ${group} ${command} <id>`);
+  // One id a command: a second would otherwise be left undone while the command says it succeeded.
+  if (extra.length > 0) throw new UsageError(`Give one ${what} id at a time: hallowgate ${group} ${command} <id> (not also ${extra.join(' ')})`);
   return { id };
 }
 

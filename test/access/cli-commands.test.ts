@@ -84,6 +84,17 @@ describe('hallowgate services', () => {
     expect(() => requestFor('services', 'update')).toThrow(UsageError);
   });
 
+  it('takes one id at a time: a second is refused, never left undone', () => {
+    for (const [group, command] of [
+      ['keys', 'revoke'],
+      ['keys', 'rotate'],
+      ['widget-tokens', 'revoke'],
+      ['services', 'update'],
+    ] as const) {
+      expect(() => requestFor(group, command, 'key_a', 'key_b')).toThrow(/^Give one .* id at a time: .* \(not also key_b\)$/);
+    }
+  });
+
   it('list goes to /v1/services, optionally of one attraction', () => {
     expect(requestFor('services', 'list', '--attraction', 'at_1')).toEqual({ method: 'GET', route: '/v1/services', query: { attraction_id: 'at_1' } });
   });
