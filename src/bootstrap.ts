@@ -40,23 +40,31 @@ export async function loadSecretsKey(config: Config, databaseConfig: DatabaseCon
   return key;
 }
 
+const sealed = { startsWith: sealedPrefix };
+
 /**
- * Encrypts the secrets rows written before they were stored encrypted, and checks that the key
- * opens the ones already encrypted (a wrong SECRETS_KEY fails start-up, not every delivery).
- * Repeating it changes nothing.
+ * Checks that the key opens a secret already stored encrypted, if there is one: a wrong SECRETS_KEY
+ * fails start-up (or a CLI command straight on the database), not every delivery or signed request
+ * afterwards, and never writes a secret the servers cannot open.
  */
-async function encryptStoredSecrets(prisma: PrismaClient, secrets: SecretBox): Promise<void> {
-  const sealed = { startsWith: sealedPrefix };
+export async function checkSecretsKey(prisma: PrismaClient, secrets: SecretBox): Promise<void> {
   const sample =
     (await prisma.webhookEndpoint.findFirst({ where: { secret: sealed }, select: { secret: true } }))?.secret ??
     (await prisma.apiKey.findFirst({ where: { signingSecret: sealed }, select: { signingSecret: true } }))?.signingSecret;
-  if (sample) {
-    try {
-      secrets.open(sample);
-    } catch {
-      throw new ConfigurationError('SECRETS_KEY does not decrypt the secrets stored in the database; it must be the key they were encrypted with');
-    }
+  if (!sample) return;
+  try {
+    secrets.open(sample);
+  } catch {
+    throw new ConfigurationError('SECRETS_KEY does not decrypt the secrets stored in the database; it must be the key they were encrypted with');
   }
+}
+
+/**
+ * Encrypts the secrets rows written before they were stored encrypted, once the key is checked
+ * against the ones already encrypted (checkSecretsKey). Repeating it changes nothing.
+ */
+async function encryptStoredSecrets(prisma: PrismaClient, secrets: SecretBox): Promise<void> {
+  await checkSecretsKey(prisma, secrets);
   // Only rows still in plain text are read, so a start costs two lookups once they are all encrypted.
   const endpoints = await prisma.webhookEndpoint.findMany({
     where: { OR: [{ NOT: { secret: sealed } }, { NOT: { previousSecret: sealed } }] },

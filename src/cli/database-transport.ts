@@ -1,5 +1,5 @@
 import { turnsOfPool } from '../graphql/fair-turns.js';
-import { loadSecretsKey, openMigratedDatabase } from '../bootstrap.js';
+import { checkSecretsKey, loadSecretsKey, openMigratedDatabase } from '../bootstrap.js';
 import { loadConfig } from '../config.js';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
@@ -35,6 +35,7 @@ export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transpo
   let secrets: SecretBox;
   try {
     secrets = createSecretBox(await loadSecretsKey(config, databaseConfig));
+    await checkSecretsKey(database.prisma, secrets);
   } catch (error) {
     await database.close();
     throw error;

@@ -14,7 +14,7 @@ import { startReceiver } from '../support/receiver.js';
 import { testSecretsKey } from '../support/secrets.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { requireService } from '../support/services.js';
-import { startServerProcess } from './processes.js';
+import { runCli, startServerProcess } from './processes.js';
 import { openService } from '../support/bookable.js';
 
 const postgresUrl = await requireService('postgres');
@@ -136,8 +136,17 @@ describe.skipIf(!postgresUrl)('rows written in plain text before encryption (Pos
       const again = await prepareDatabase(config, () => undefined);
       await again.close();
       expect(await readStored()).toEqual(encrypted);
-      const otherKey = loadConfig({ DATABASE_URL: database.config.url, SECRETS_KEY: randomSecretsKey().toString('base64'), SEED_ON_START: 'never' });
+      const otherSecretsKey = randomSecretsKey().toString('base64');
+      const otherKey = loadConfig({ DATABASE_URL: database.config.url, SECRETS_KEY: otherSecretsKey, SEED_ON_START: 'never' });
       await expect(prepareDatabase(otherKey, () => undefined)).rejects.toThrow(/SECRETS_KEY does not decrypt the secrets stored/);
+      // The CLI straight on the database, too, before it writes a secret no server could open.
+      const keysBefore = await database.prisma.apiKey.count({ where: { accountId: account.id } });
+      const cli = await runCli(['keys', 'create', '--account', account.id, '--plan', 'enterprise', '--scopes', 'bookings:read', '--require-signature'], {
+        DATABASE_URL: database.config.url,
+        SECRETS_KEY: otherSecretsKey,
+      });
+      expect([cli.code, cli.stderr.trim().split('\n')]).toEqual([2, [expect.stringMatching(/^hallowgate: SECRETS_KEY does not decrypt the secrets stored in the database/)]]);
+      expect(await database.prisma.apiKey.count({ where: { accountId: account.id } })).toBe(keysBefore);
 
       const url = await app.listen(0, '127.0.0.1');
       const service = { id: await openService(database.prisma) };
