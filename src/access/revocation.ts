@@ -1,3 +1,4 @@
+import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { ReadRows } from '../db/connection.js';
@@ -7,6 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import { endableStream } from '../shared/streams.js';
 import { credentialStillValid } from './authenticate.js';
 import { forgetCredential } from './credential-cache.js';
+import { unauthenticated } from './keys.js';
 import type { Admission } from './gate.js';
 import { credentialIdOf, type Principal } from './principal.js';
 
@@ -50,9 +52,10 @@ const invalidCredentialsRead = {
 export interface OpenConnections {
   /**
    * Holds one connection of `principal`: `end` is called once when its credential is revoked, rotated
-   * or expires. Call the returned release when the connection ends by itself.
+   * or expires, or when the instance shuts down unless it gives `cut`, which is called then instead.
+   * Call the returned release when the connection ends by itself.
    */
-  hold(principal: Principal, end: () => void): () => void;
+  hold(principal: Principal, end: () => void, cut?: () => void): () => void;
   /**
    * Whether `principal`'s credential is still valid, for each new operation over an open connection.
    * Answered from the credential cache (at most a few seconds old; revoking here empties it at once).
@@ -69,6 +72,8 @@ export interface OpenConnections {
 
 interface Held {
   end(): void;
+  /** Ends the connection at shutdown, when that is not `end`. */
+  cut: (() => void) | undefined;
   /** The secret hash an API key's connection was opened with; null for a widget token. */
   secretHash: string | null;
   expiresAt: Date | null;
@@ -156,7 +161,7 @@ export function trackOpenConnections(options: OpenConnectionsOptions): OpenConne
   recheck.unref();
 
   return {
-    hold(principal, end) {
+    hold(principal, end, cut) {
       const credentialId = credentialIdOf(principal);
       const connections = byCredential.get(credentialId) ?? new Set<Held>();
       byCredential.set(credentialId, connections);
@@ -169,6 +174,7 @@ export function trackOpenConnections(options: OpenConnectionsOptions): OpenConne
           release();
           end();
         },
+        cut,
         secretHash: principal.kind === 'api_key' ? principal.secretHash : null,
         expiresAt: principal.kind === 'api_key' ? principal.expiresAt : null,
       };
@@ -188,7 +194,7 @@ export function trackOpenConnections(options: OpenConnectionsOptions): OpenConne
       subscribe: () => options.revokedCredentials.subscribe(),
     },
     endAll() {
-      for (const connections of [...byCredential.values()]) for (const held of [...connections]) held.end();
+      for (const connections of [...byCredential.values()]) for (const held of [...connections]) (held.cut ?? held.end)();
     },
     async close() {
       clearInterval(recheck);
@@ -198,21 +204,40 @@ export function trackOpenConnections(options: OpenConnectionsOptions): OpenConne
   };
 }
 
-/** `stream`, ended when its credential is revoked, rotated or expires, or the instance shuts down (endAll). */
-export function revocableStream<T>(connections: Pick<OpenConnections, 'hold'>, principal: Principal, stream: AsyncIterable<T>): AsyncIterable<T> {
+/** The last result of a stream whose credential stopped being valid: its client learns why it ends. */
+const credentialEndedResult = (): ExecutionResult => {
+  const refusal = unauthenticated('The credential this stream was opened with is no longer valid (revoked, rotated or expired).');
+  return { errors: [new GraphQLError(refusal.message, { originalError: refusal, extensions: { code: refusal.code } })] };
+};
+
+/**
+ * A GraphQL stream answered over HTTP, ended with an `unauthenticated` error result when its
+ * credential is revoked, rotated or expires. At shutdown its connection is `cut` when that is given:
+ * a client that sees its subscription complete does not resubscribe, one that loses its connection
+ * reconnects (to another instance), as a graphql-ws client does on 1001.
+ */
+export function revocableStream(
+  connections: Pick<OpenConnections, 'hold'>,
+  principal: Principal,
+  stream: AsyncIterable<ExecutionResult>,
+  cut?: () => void,
+): AsyncIterable<ExecutionResult> {
   let release: () => void = () => undefined;
   const revocable = endableStream(stream, () => release());
-  release = connections.hold(principal, revocable.end);
+  release = connections.hold(principal, () => revocable.end(credentialEndedResult()), cut);
   return revocable.stream;
 }
 
-/** Ends each GraphQL stream answered over HTTP (SSE, multipart) when its credential is revoked, rotated or expires. */
-export function useStreamRevocation(connections: OpenConnections): Plugin<Record<string, unknown>, { admission: Admission }> {
+/**
+ * Ends each GraphQL stream answered over HTTP (SSE, multipart) when its credential is revoked, rotated
+ * or expires (revocableStream), and cuts its connection at shutdown.
+ */
+export function useStreamRevocation(connections: OpenConnections): Plugin<Record<string, unknown>, { admission: Admission; cutConnection?: () => void }> {
   return {
     onResultProcess: ({ result, setResult, serverContext }) => {
       const { principal } = serverContext.admission;
       if (!principal || !isAsyncIterable(result)) return;
-      setResult(revocableStream(connections, principal, result));
+      setResult(revocableStream(connections, principal, result, serverContext.cutConnection));
     },
   };
 }

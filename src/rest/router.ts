@@ -254,7 +254,7 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
   async function sendEventStream(response: ServerResponse, stream: CompiledOperationRoute, variables: Record<string, unknown>, context: Context, enveloped: Enveloped) {
     const subscribed = (await enveloped.subscribe(operationArgs(stream, variables, context))) as AsyncIterable<ExecutionResult<Record<string, unknown>>> | ExecutionResult;
     if (!isAsyncIterable(subscribed)) throw problemOf(stream, subscribed.errors?.[0] ?? new GraphQLError('The event stream did not start.'));
-    const results = openConnections && context.principal ? revocableStream(openConnections, context.principal, subscribed) : subscribed;
+    const results = openConnections && context.principal ? revocableStream(openConnections, context.principal, subscribed, () => response.destroy()) : subscribed;
     const shape = stream.shape ?? ((value: unknown) => value);
     const iterator = results[Symbol.asyncIterator]();
     // Not an async generator: its return() would wait behind a next() waiting for the next event,

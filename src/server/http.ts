@@ -180,7 +180,13 @@ export function createRequestHandler(deps: HttpDependencies) {
     const jsonPost = executeJsonPosts ? jsonPostOf(method, request.headers, body) : undefined;
     // Shared with the context Yoga makes on a miss, so each data version is still read once.
     const dataVersionReads: Context['dataVersionReads'] = new Map();
-    const serverContext: ServerContext = { admission, requestId, dataVersionReads, operationRan: (route) => graphqlRoutes.set(response, route) };
+    const serverContext: ServerContext = {
+      admission,
+      requestId,
+      dataVersionReads,
+      operationRan: (route) => graphqlRoutes.set(response, route),
+      cutConnection: () => response.destroy(),
+    };
     if (jsonPost) {
       const sendAnswer = (answer: string) => {
         response.writeHead(200, { 'content-type': `${jsonPost.mediaType}; charset=utf-8`, 'content-length': Buffer.byteLength(answer) });

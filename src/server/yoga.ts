@@ -31,6 +31,8 @@ export interface ServerContext extends OperationRouteListener, SubscriptionSlot,
   dataVersionReads?: Context['dataVersionReads'];
   /** A REST event stream's Last-Event-ID (it has no Fetch request to read it from). */
   lastEventId?: string | null;
+  /** Cuts the request's connection, its answer unfinished: how a stream ends at shutdown. */
+  cutConnection?: () => void;
 }
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;

@@ -1,7 +1,10 @@
 export interface EndableStream<T> {
   stream: AsyncIterableIterator<T>;
-  /** Ends the stream now: a pending `next()` answers done at once, and the source is returned. */
-  end(): void;
+  /**
+   * Ends the stream now, the source returned: a pending `next()` answers `last` when given (its
+   * consumer learns why it ends), and then every `next()` answers done.
+   */
+  end(last?: T): void;
 }
 
 /**
@@ -15,19 +18,28 @@ export function endableStream<T>(source: AsyncIterable<T>, onEnd: () => void = (
   // A source waiting for its next value (an idle subscription) cannot be interrupted: the next()
   // waiting on it is answered done instead. One resolver per waiting next(), not a race against a
   // promise that lives as long as the stream (each race would stay attached to it until the end).
-  const waiting = new Set<(result: IteratorReturnResult<undefined>) => void>();
+  const waiting = new Set<(result: IteratorResult<T, undefined>) => void>();
+  /** What end() was given to send last, until a next() takes it. */
+  let lastToSend: { value: T } | undefined;
 
-  const finish = (): boolean => {
+  const finish = (last?: { value: T }): boolean => {
     if (finished) return false;
     finished = true;
-    for (const answerDone of waiting) answerDone(done);
+    lastToSend = last;
+    for (const answer of waiting) answer(takeLast());
     waiting.clear();
     onEnd();
     return true;
   };
-  const end = () => {
+  const takeLast = (): IteratorResult<T, undefined> => {
+    if (!lastToSend) return done;
+    const { value } = lastToSend;
+    lastToSend = undefined;
+    return { done: false, value };
+  };
+  const end = (last?: T) => {
     // An async generator queues return() behind a pending next(), so it is not awaited.
-    if (finish()) Promise.resolve(iterator.return?.()).catch(() => undefined);
+    if (finish(last === undefined ? undefined : { value: last })) Promise.resolve(iterator.return?.()).catch(() => undefined);
   };
 
   const stream: AsyncIterableIterator<T> = {
@@ -35,7 +47,7 @@ export function endableStream<T>(source: AsyncIterable<T>, onEnd: () => void = (
       return stream;
     },
     next() {
-      if (finished) return Promise.resolve(done);
+      if (finished) return Promise.resolve(takeLast());
       return new Promise<IteratorResult<T>>((resolve, reject) => {
         waiting.add(resolve);
         iterator.next().then(

@@ -68,6 +68,8 @@ describe('a credential that stops being valid loses its open connections', () =>
     await expect.poll(() => connections.stream.endedAt, { timeout: revocationBoundMs + 1_000 }).toBeGreaterThan(0);
     expect(connections.socket.closedAt - from).toBeLessThan(revocationBoundMs);
     expect(connections.stream.endedAt - from).toBeLessThan(revocationBoundMs);
+    // The stream's last result says why it ends, where the socket's close code does.
+    expect(connections.stream.payloads.at(-1)).toMatchObject({ errors: [{ extensions: { code: 'unauthenticated' } }] });
   }
 
   it('revoking a key over REST closes its graphql-ws socket with 4403 and ends its SSE stream within 5 s; later events reach neither', async () => {
@@ -79,7 +81,7 @@ describe('a credential that stops being valid loses its open connections', () =>
 
     await book();
     await expect.poll(() => witness.payloads.length).toBe(2);
-    expect([connections.socket.payloads.length, connections.stream.payloads.length]).toEqual([1, 1]);
+    expect([connections.socket.payloads.length, connections.stream.payloads.length]).toEqual([1, 2]);
   });
 
   it('rotating a key cuts off what was opened with the old secret the same way', async () => {
@@ -92,7 +94,7 @@ describe('a credential that stops being valid loses its open connections', () =>
 
     await book();
     await expect.poll(() => witness.payloads.length).toBe(2);
-    expect([connections.socket.payloads.length, connections.stream.payloads.length]).toEqual([1, 1]);
+    expect([connections.socket.payloads.length, connections.stream.payloads.length]).toEqual([1, 2]);
   });
 
   it('a key with expiresAt loses its socket and stream when it expires', async () => {

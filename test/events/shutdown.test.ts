@@ -57,4 +57,33 @@ describe('graceful shutdown', () => {
       await server.database.close();
     }
   });
+
+  it('cuts the event streams answered over HTTP, so their clients reconnect, rather than completing their subscriptions', async () => {
+    const server = await startTestServer({ seed: true });
+    try {
+      const { key } = await server.createKey();
+      const serviceId = await openService(server.prisma);
+      const day = futureSlot(51).slice(0, 10);
+      const subscription = JSON.stringify({ query: 'subscription { bookingEvents { id } }' });
+      const headers = (accept: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json', accept });
+      const streams = await Promise.all([
+        fetch(`${server.url}/graphql`, { method: 'POST', headers: headers('text/event-stream'), body: subscription }),
+        fetch(`${server.url}/graphql`, { method: 'POST', headers: headers('multipart/mixed;subscriptionSpec="1.0",application/json'), body: subscription }),
+        fetch(`${server.url}/v1/services/${serviceId}/availability?start_date=${day}&end_date=${day}`, { headers: headers('text/event-stream') }),
+      ]);
+      /** How each stream ends: its body read to a clean end ('completed', with what it said last), or cut. */
+      const endings = streams.map(async (response) => {
+        expect(response.status).toBe(200);
+        const text = await response.text().then(
+          (body) => `completed: ${body.slice(-80)}`,
+          () => 'cut',
+        );
+        return text;
+      });
+      await server.app.close();
+      expect(await Promise.all(endings)).toEqual(['cut', 'cut', 'cut']);
+    } finally {
+      await server.database.close();
+    }
+  });
 });
