@@ -60,12 +60,12 @@ export async function authenticate(
 ): Promise<Credential | null> {
   if (authorization === undefined || authorization === '') return null;
   const match = bearerPattern.exec(authorization.trim());
-  if (!match) throw unauthenticated('Authorization must be "Bearer <KEY_ID>.<SECRET>".');
+  if (!match) throw unauthenticated('Authorization must be "Bearer <KEY_ID>.<SECRET>".', 'invalid_request');
   const presented = match[1]!;
 
   if (widgetTokenPattern.test(presented)) {
     const token = await loadWidgetToken(prisma, presented, beforeLookup);
-    if (!token || token.revokedAt) throw unauthenticated('The widget token is not valid.');
+    if (!token || token.revokedAt) throw unauthenticated('The widget token is not valid.', 'invalid_token');
     return {
       principal: {
         kind: 'widget_token',
@@ -81,10 +81,10 @@ export async function authenticate(
   }
 
   const parsed = parseApiKey(presented);
-  if (!parsed) throw unauthenticated('The API key is malformed; expected <KEY_ID>.<SECRET>.');
+  if (!parsed) throw unauthenticated('The API key is malformed; expected <KEY_ID>.<SECRET>.', 'invalid_token');
   const loaded = await loadApiKey(prisma, parsed.keyId, beforeLookup);
   const record = verifyApiKey(loaded?.record ?? null, parsed.secret, now);
-  if (record.accountId === operatorAccountId && record.id !== operatorKeyId) throw unauthenticated('The API key is not valid.');
+  if (record.accountId === operatorAccountId && record.id !== operatorKeyId) throw unauthenticated('The API key is not valid.', 'invalid_token');
   return {
     principal: principalForKey(record),
     allowedOrigins: record.allowedOrigins,

@@ -15,6 +15,9 @@ const allowedRequestHeaders = [
   'If-None-Match',
   'If-Modified-Since',
   'Last-Event-ID',
+  // W3C trace context, which a browser's OpenTelemetry sends to continue its trace here.
+  'traceparent',
+  'tracestate',
   'X-Request-Id',
   'X-Signature',
   'X-Signature-Timestamp',

@@ -64,8 +64,14 @@ export async function createApiKey(prisma: PrismaClient, secrets: SecretBox, inp
   return { record, key: credentials.key, signingSecret };
 }
 
-export function unauthenticated(message: string): AppError {
-  return new AppError('unauthenticated', message, { headers: { 'www-authenticate': 'Bearer realm="hallowgate"' } });
+/**
+ * 401 with its Bearer challenge (RFC 6750): naming the `error` when a credential was sent and is not
+ * one (`invalid_token`) or the Authorization header cannot be read (`invalid_request`); bare when
+ * none was sent.
+ */
+export function unauthenticated(message: string, error?: 'invalid_token' | 'invalid_request'): AppError {
+  const challenge = error ? `Bearer realm="hallowgate", error="${error}"` : 'Bearer realm="hallowgate"';
+  return new AppError('unauthenticated', message, { headers: { 'www-authenticate': challenge } });
 }
 
 export function principalForKey(record: ApiKey): Principal {
@@ -86,8 +92,8 @@ export function verifyApiKey(record: ApiKey | null, secret: string, now: Date): 
   const presented = Buffer.from(hashSecret(secret), 'hex');
   const stored = Buffer.from(record?.secretHash ?? '0'.repeat(64), 'hex');
   const matches = presented.length === stored.length && timingSafeEqual(presented, stored);
-  if (!record || !matches) throw unauthenticated('The API key is not valid.');
-  if (record.revokedAt) throw unauthenticated('The API key has been revoked.');
-  if (record.expiresAt && record.expiresAt <= now) throw unauthenticated('The API key has expired.');
+  if (!record || !matches) throw unauthenticated('The API key is not valid.', 'invalid_token');
+  if (record.revokedAt) throw unauthenticated('The API key has been revoked.', 'invalid_token');
+  if (record.expiresAt && record.expiresAt <= now) throw unauthenticated('The API key has expired.', 'invalid_token');
   return record;
 }

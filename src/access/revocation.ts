@@ -206,7 +206,7 @@ export function trackOpenConnections(options: OpenConnectionsOptions): OpenConne
 
 /** The last result of a stream whose credential stopped being valid: its client learns why it ends. */
 const credentialEndedResult = (): ExecutionResult => {
-  const refusal = unauthenticated('The credential this stream was opened with is no longer valid (revoked, rotated or expired).');
+  const refusal = unauthenticated('The credential this stream was opened with is no longer valid (revoked, rotated or expired).', 'invalid_token');
   return { errors: [new GraphQLError(refusal.message, { originalError: refusal, extensions: { code: refusal.code } })] };
 };
 

@@ -409,7 +409,7 @@ export function attachGraphQLWebSocket(
         try {
           await gate.meter(extra.admission!);
           // Revoked, rotated or expired since the socket opened (announced or not): the socket closes with 4403 and nothing runs.
-          if (!(await openConnections.stillValid(principal))) throw unauthenticated('The credential is no longer valid.');
+          if (!(await openConnections.stillValid(principal))) throw unauthenticated('The credential is no longer valid.', 'invalid_token');
         } catch (error) {
           if (error instanceof AppError) {
             recordStart(error.status);

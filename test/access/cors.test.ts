@@ -24,7 +24,7 @@ describe('CORS preflight', () => {
   it.each(['/graphql', '/v1/bookings', '/api/v1/events'])('answers OPTIONS %s with the methods and headers the API takes', async (path) => {
     const response = await fetch(`${server.url}${path}`, {
       method: 'OPTIONS',
-      headers: { origin: shop, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, x-signature' },
+      headers: { origin: shop, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, x-signature, traceparent' },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(shop);
@@ -42,6 +42,9 @@ describe('CORS preflight', () => {
       'x-signature',
       'x-signature-timestamp',
       'x-request-id',
+      // W3C trace context, sent by a browser's OpenTelemetry (README: Operating it, tracing).
+      'traceparent',
+      'tracestate',
     ]) {
       expect(allowedHeaders).toContain(name);
     }

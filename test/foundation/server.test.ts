@@ -224,15 +224,15 @@ describe('HTTP foundation', () => {
   });
 
   it.each([
-    ['missing', undefined],
-    ['malformed', 'Bearer nonsense'],
-    ['unknown', 'Bearer key_AAAAAAAAAAAAAAAAAAAAAA.sk_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB'],
-    ['not bearer', 'Basic dXNlcjpwYXNz'],
-  ])('refuses a %s key with 401 problem+json and WWW-Authenticate', async (_label, authorization) => {
+    ['missing', undefined, 'Bearer realm="hallowgate"'],
+    ['malformed', 'Bearer nonsense', 'Bearer realm="hallowgate", error="invalid_token"'],
+    ['unknown', 'Bearer key_AAAAAAAAAAAAAAAAAAAAAA.sk_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB', 'Bearer realm="hallowgate", error="invalid_token"'],
+    ['not bearer', 'Basic dXNlcjpwYXNz', 'Bearer realm="hallowgate", error="invalid_request"'],
+  ])('refuses a %s key with 401 problem+json and a WWW-Authenticate challenge naming the error (RFC 6750)', async (_label, authorization, challenge) => {
     const response = await fetch(`${server.url}/v1/bookings`, { headers: authorization ? { authorization } : {} });
     expect(response.status).toBe(401);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
-    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(response.headers.get('www-authenticate')).toBe(challenge);
     const problem = await response.json();
     expect(problem).toMatchObject({ status: 401, code: 'unauthenticated', title: 'Unauthorized' });
     expect(problem.request_id).toBe(response.headers.get('x-request-id'));
