@@ -27,15 +27,20 @@ function readLogPage(prisma: PrismaClient, accountId: string, afterSeq: bigint):
 }
 
 /**
- * Where a stream starts: after an event a client names (`after`, or SSE's Last-Event-ID), found
+ * Where a stream starts: after an event a client names (`after`, SSE's Last-Event-ID, or the later of both), found
  * before the stream begins so that naming none of the account's is refused as the request's error
  * (400 over HTTP, the operation's one result over graphql-ws). Without one, at the end of the log as it is
  * when the subscription is made, not when its first event is asked for: an event committed in
  * between is still sent.
  */
 async function streamStart(context: Context, afterEventId: string | null): Promise<bigint> {
-  const resumeAfter = afterEventId ?? context.lastEventId;
-  if (resumeAfter) return logPositionOf(context, resumeAfter, afterEventId ? 'after' : 'Last-Event-ID');
+  const named = [
+    ...(afterEventId ? [logPositionOf(context, afterEventId, 'after')] : []),
+    ...(context.lastEventId ? [logPositionOf(context, context.lastEventId, 'Last-Event-ID')] : []),
+  ];
+  // With both, the later: an EventSource started `after` an event reconnects with the last one it got,
+  // and resumes there rather than from `after` again (each reconnect would repeat what it had).
+  if (named.length > 0) return (await Promise.all(named)).reduce((later, position) => (position > later ? position : later));
   const { _max } = await context.prisma.bookingEvent.aggregate({ where: { accountId: context.principal!.accountId }, _max: { seq: true } });
   return _max.seq ?? 0n;
 }
@@ -83,7 +88,8 @@ builder.subscriptionFields((t) => ({
   bookingEvents: t.field({
     type: BookingEventRef,
     authScopes: { scope: 'bookings:read' },
-    description: "Replays the account's log after `after` (a msg_… id), then streams new events live. Over SSE, without `after`, it resumes after the Last-Event-ID header.",
+    description:
+      "Replays the account's log after `after` (a msg_… id), then streams new events live. Over SSE, it resumes after the Last-Event-ID header, or after `after` if that is later.",
     args: {
       types: t.arg({ type: [BookingEventTypeEnum] }),
       after: t.arg.id(),

@@ -183,6 +183,27 @@ describe('bookingEvents over SSE', () => {
     resumed.close();
   });
 
+  it('resumes after the later of after and Last-Event-ID, so a stream started after an event does not repeat what it had on each reconnect', async () => {
+    const start = await book(68);
+    const [startEvent] = (await call('GET', '/v1/booking_events')).body.data.filter((entry: EventPayload) => entry.data.id === start.body.id);
+    const query = `subscription { bookingEvents(after: "${startEvent.id}") { id data } }`;
+    const first = await openEventStream(query);
+    const had = await book(69);
+    const beforeDrop = await first.next();
+    expect(beforeDrop.data.data!['bookingEvents']!.data.id).toBe(had.body.id);
+    first.close();
+
+    const missed = await book(70);
+    // The same query, as EventSource sends it again, with the id of the last event it got.
+    const resumed = await openEventStream(query, { 'last-event-id': beforeDrop.id! });
+    expect((await resumed.next()).data.data!['bookingEvents']!.data.id).toBe(missed.body.id);
+    resumed.close();
+    // And the other way round: an `after` later than the Last-Event-ID sent.
+    const later = await openEventStream(`subscription { bookingEvents(after: "${beforeDrop.id!}") { id data } }`, { 'last-event-id': startEvent.id });
+    expect((await later.next()).data.data!['bookingEvents']!.data.id).toBe(missed.body.id);
+    later.close();
+  });
+
   it('refuses a Last-Event-ID that names no event of the account with 400 invalid_parameter before the stream begins, as it refuses such an after', async () => {
     for (const headers of [{ 'last-event-id': 'msg_nosuchevent000000000000' }, { 'last-event-id': 'msg_' }, {}] as Record<string, string>[]) {
       const query = 'last-event-id' in headers ? 'subscription { bookingCreated { id } }' : 'subscription { bookingEvents(after: "msg_nosuchevent000000000000") { id } }';
