@@ -47,8 +47,11 @@ export function presentedKeyId(authorization: string | undefined): string | unde
 /**
  * Resolves an Authorization header to the calling credential. No header gives null (the caller
  * decides whether anonymous access is allowed); anything malformed, unknown, revoked or expired is
- * 401, and so is an operator key other than `operatorKeyId`, the ADMIN_API_KEY this process was
+ * 401, and so is an operator key other than `operatorKey`, the ADMIN_API_KEY this process was
  * started with: one an earlier start left in the database, under another value or none, opens nothing.
+ * That key is checked against this process's own setting, not the hash in the database (which the
+ * instance started last wrote): instances started with two values under one id, as a rolling
+ * rotation makes them, each take the one they were started with.
  */
 export async function authenticate(
   prisma: PrismaClient,
@@ -56,7 +59,7 @@ export async function authenticate(
   authorization: string | undefined,
   now: Date,
   beforeLookup: BeforeLookup = async () => undefined,
-  operatorKeyId?: string,
+  operatorKey?: { id: string; secretHash: string },
 ): Promise<Credential | null> {
   if (authorization === undefined || authorization === '') return null;
   const match = bearerPattern.exec(authorization.trim());
@@ -83,8 +86,10 @@ export async function authenticate(
   const parsed = parseApiKey(presented);
   if (!parsed) throw unauthenticated('The API key is malformed; expected <KEY_ID>.<SECRET>.', 'invalid_token');
   const loaded = await loadApiKey(prisma, parsed.keyId, beforeLookup);
-  const record = verifyApiKey(loaded?.record ?? null, parsed.secret, now);
-  if (record.accountId === operatorAccountId && record.id !== operatorKeyId) throw unauthenticated('The API key is not valid.', 'invalid_token');
+  const stored = loaded?.record ?? null;
+  const isOwnOperatorKey = stored !== null && stored.accountId === operatorAccountId && stored.id === operatorKey?.id;
+  const record = verifyApiKey(isOwnOperatorKey ? { ...stored, secretHash: operatorKey.secretHash } : stored, parsed.secret, now);
+  if (record.accountId === operatorAccountId && !isOwnOperatorKey) throw unauthenticated('The API key is not valid.', 'invalid_token');
   return {
     principal: principalForKey(record),
     allowedOrigins: record.allowedOrigins,

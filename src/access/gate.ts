@@ -6,7 +6,7 @@ import { authenticate, presentedKeyId, type Credential } from './authenticate.js
 import { corsGrantHeaders, grantIfOrigin, preflightHeaders, requestOriginOf, type RequestOrigin } from './cors.js';
 import { wasRecentlyFound } from './credential-cache.js';
 import { clientBlockOf, createClientAddressResolver, isInRanges, parseRange, type AddressRange } from './network.js';
-import { parseApiKey } from './keys.js';
+import { hashSecret, parseApiKey } from './keys.js';
 import { credentialIdOf, type Principal } from './principal.js';
 import { createRateLimiter, failedAuthenticationsPerMinute, limitFor, perClientLimitFor, rateLimitHeaders, type RateLimitStatus } from './rate-limit.js';
 import { checkSignature, createMemoryReplayGuard, createRedisReplayGuard } from './signature-check.js';
@@ -97,7 +97,8 @@ export function refusedPrincipalOf(error: unknown): Principal | undefined {
 }
 
 export function createAccessGate(services: AppServices, options: AccessGateOptions = {}): AccessGate {
-  const operatorKeyId = services.config.ADMIN_API_KEY === undefined ? undefined : parseApiKey(services.config.ADMIN_API_KEY)?.keyId;
+  const adminApiKey = services.config.ADMIN_API_KEY === undefined ? undefined : parseApiKey(services.config.ADMIN_API_KEY);
+  const operatorKey = adminApiKey ? { id: adminApiKey.keyId, secretHash: hashSecret(adminApiKey.secret) } : undefined;
   const clientAddress = createClientAddressResolver(parseTrustedProxies(options.trustedProxies ?? ''));
   const redis = options.redisUrl ? connectRedis(options.redisUrl, { commandTimeoutMs: options.redisCommandTimeoutMs ?? deadlineDefaults.REDIS_COMMAND_TIMEOUT_MS }) : undefined;
   redis?.on('error', (error: Error) => services.logger.warn({ err: error }, 'access gate: Redis error'));
@@ -153,7 +154,7 @@ export function createAccessGate(services: AppServices, options: AccessGateOptio
       const refusal = await rateLimiter.refusal(failures, failedAuthenticationsPerMinute, now);
       if (refusal) throw refusal;
     };
-    const outcome = await authenticate(services.prisma, services.secrets, authorization, now, beforeLookup, operatorKeyId).then(
+    const outcome = await authenticate(services.prisma, services.secrets, authorization, now, beforeLookup, operatorKey).then(
       (credential) => ({ credential }),
       (error: unknown) => ({ error }),
     );

@@ -54,6 +54,30 @@ describe('the operator key (ADMIN_API_KEY)', () => {
   });
 });
 
+describe('two instances started with two ADMIN_API_KEY values under one id, as a rolling rotation leaves them', () => {
+  it('each take the key they were started with, whichever start wrote the database last', async () => {
+    const old = 'key_opsrolling.sk_the_old_operator_secret_0000001';
+    const renewed = 'key_opsrolling.sk_the_new_operator_secret_0000002';
+    await ensureOperatorKey(server.prisma, old);
+    const startedWithOld = server.sibling(undefined, { ADMIN_API_KEY: old });
+    // The second instance's start writes the new value's hash over the old one.
+    await ensureOperatorKey(server.prisma, renewed);
+    const startedWithNew = server.sibling(undefined, { ADMIN_API_KEY: renewed });
+    try {
+      const statuses = async (instance: typeof startedWithOld) => {
+        const url = await instance.listen(0, '127.0.0.1');
+        const status = async (key: string) => (await fetch(`${url}/v1/admin/accounts`, { headers: bearer(key) })).status;
+        return { old: await status(old), renewed: await status(renewed) };
+      };
+      expect(await statuses(startedWithOld)).toEqual({ old: 200, renewed: 401 });
+      expect(await statuses(startedWithNew)).toEqual({ old: 401, renewed: 200 });
+    } finally {
+      await startedWithOld.close();
+      await startedWithNew.close();
+    }
+  });
+});
+
 describe('an ADMIN_API_KEY whose id names a customer’s key', () => {
   it('is refused at start, and that key stays as it was: neither an operator’s nor brought back from revocation', async () => {
     const customer = await server.createKey({ scopes: ['bookings:read'] });
