@@ -63,7 +63,7 @@ export async function authenticate(
 ): Promise<Credential | null> {
   if (authorization === undefined || authorization === '') return null;
   const match = bearerPattern.exec(authorization.trim());
-  if (!match) throw unauthenticated('Authorization must be "Bearer <KEY_ID>.<SECRET>".', 'invalid_request');
+  if (!match) throw unauthenticated('Authorization must be "Bearer <KEY_ID>.<SECRET>".');
   const presented = match[1]!;
 
   if (widgetTokenPattern.test(presented)) {
@@ -88,8 +88,11 @@ export async function authenticate(
   const loaded = await loadApiKey(prisma, parsed.keyId, beforeLookup);
   const stored = loaded?.record ?? null;
   const isOwnOperatorKey = stored !== null && stored.accountId === operatorAccountId && stored.id === operatorKey?.id;
-  const record = verifyApiKey(isOwnOperatorKey ? { ...stored, secretHash: operatorKey.secretHash } : stored, parsed.secret, now);
-  if (record.accountId === operatorAccountId && !isOwnOperatorKey) throw unauthenticated('The API key is not valid.', 'invalid_token');
+  const verified = verifyApiKey(isOwnOperatorKey ? { ...stored, secretHash: operatorKey.secretHash } : stored, parsed.secret, now);
+  if (verified.accountId === operatorAccountId && !isOwnOperatorKey) throw unauthenticated('The API key is not valid.', 'invalid_token');
+  // The stored record, for the checks of open connections against the database: a rotation (another
+  // instance started with a new value) ends them once, as any key's rotation does.
+  const record = isOwnOperatorKey ? stored : verified;
   return {
     principal: principalForKey(record),
     allowedOrigins: record.allowedOrigins,

@@ -65,11 +65,10 @@ export async function createApiKey(prisma: PrismaClient, secrets: SecretBox, inp
 }
 
 /**
- * 401 with its Bearer challenge (RFC 6750): naming the `error` when a credential was sent and is not
- * one (`invalid_token`) or the Authorization header cannot be read (`invalid_request`); bare when
- * none was sent.
+ * 401 with its Bearer challenge (RFC 6750): naming the `error` when a token was sent and is not one
+ * (`invalid_token`); bare when none was sent, or another scheme than Bearer (RFC 6750 §3.1).
  */
-export function unauthenticated(message: string, error?: 'invalid_token' | 'invalid_request'): AppError {
+export function unauthenticated(message: string, error?: 'invalid_token'): AppError {
   const challenge = error ? `Bearer realm="hallowgate", error="${error}"` : 'Bearer realm="hallowgate"';
   return new AppError('unauthenticated', message, { headers: { 'www-authenticate': challenge } });
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureOperatorKey } from '../../src/access/provisioning.js';
+import { openSocket } from './connections.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { bearer, postGraphQL } from './requests.js';
 
@@ -64,13 +65,22 @@ describe('two instances started with two ADMIN_API_KEY values under one id, as a
     await ensureOperatorKey(server.prisma, renewed);
     const startedWithNew = server.sibling(undefined, { ADMIN_API_KEY: renewed });
     try {
-      const statuses = async (instance: typeof startedWithOld) => {
-        const url = await instance.listen(0, '127.0.0.1');
+      const oldUrl = await startedWithOld.listen(0, '127.0.0.1');
+      const newUrl = await startedWithNew.listen(0, '127.0.0.1');
+      const statuses = async (url: string) => {
         const status = async (key: string) => (await fetch(`${url}/v1/admin/accounts`, { headers: bearer(key) })).status;
         return { old: await status(old), renewed: await status(renewed) };
       };
-      expect(await statuses(startedWithOld)).toEqual({ old: 200, renewed: 401 });
-      expect(await statuses(startedWithNew)).toEqual({ old: 401, renewed: 200 });
+      expect(await statuses(oldUrl)).toEqual({ old: 200, renewed: 401 });
+      expect(await statuses(newUrl)).toEqual({ old: 401, renewed: 200 });
+      // A socket opened with the old value after the rotation runs its operations too.
+      const socket = await openSocket(oldUrl, old);
+      const accounts = await new Promise<unknown>((resolve, reject) => {
+        socket.client.subscribe({ query: '{ viewer { scopes } }' }, { next: resolve, error: reject, complete: () => undefined });
+      });
+      expect(accounts).toEqual({ data: { viewer: { scopes: ['admin'] } } });
+      expect(socket.closeCode).toBeUndefined();
+      await socket.client.dispose();
     } finally {
       await startedWithOld.close();
       await startedWithNew.close();

@@ -76,6 +76,15 @@ describe('endpoints per account', () => {
     expect((await call('DELETE', `/v1/webhook_endpoints/${all[1]}`)).status).toBe(200);
     const second = await call('GET', `/v1/webhook_endpoints?limit=2&cursor=${first.body.next_cursor}`);
     expect(second.body).toMatchObject({ has_more: true, data: [{ id: all[2] }, { id: all[3] }] });
+    // A cursor naming no endpoint of the account (made up, or another account's) is refused, not an empty last page.
+    const strangers = apiClient(server.url, (await server.createKey()).key);
+    for (const [caller, id] of [
+      [call, 'we_zzzz'],
+      [strangers, all[2]],
+    ] as const) {
+      const refused = await caller('GET', `/v1/webhook_endpoints?limit=2&cursor=${Buffer.from(`GPC:S:${id}`).toString('base64')}`);
+      expect([refused.status, refused.body.code]).toEqual([400, 'invalid_parameter']);
+    }
   });
 
   it.skipIf(!postgresUrl)('lets only one of several concurrent creations take the last place (PostgreSQL)', async () => {

@@ -227,7 +227,8 @@ describe('HTTP foundation', () => {
     ['missing', undefined, 'Bearer realm="hallowgate"'],
     ['malformed', 'Bearer nonsense', 'Bearer realm="hallowgate", error="invalid_token"'],
     ['unknown', 'Bearer key_AAAAAAAAAAAAAAAAAAAAAA.sk_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB', 'Bearer realm="hallowgate", error="invalid_token"'],
-    ['not bearer', 'Basic dXNlcjpwYXNz', 'Bearer realm="hallowgate", error="invalid_request"'],
+    // Another scheme names no error (RFC 6750 §3.1).
+    ['not bearer', 'Basic dXNlcjpwYXNz', 'Bearer realm="hallowgate"'],
   ])('refuses a %s key with 401 problem+json and a WWW-Authenticate challenge naming the error (RFC 6750)', async (_label, authorization, challenge) => {
     const response = await fetch(`${server.url}/v1/bookings`, { headers: authorization ? { authorization } : {} });
     expect(response.status).toBe(401);

@@ -100,8 +100,11 @@ builder.queryFields((t) => ({
     cursor: 'id',
     authScopes: { scope: 'webhooks:manage' },
     resolve: async (query, _root, _args, context) => {
-      // Ordered by id, the cursor's own key: an endpoint deleted since its page was sent still marks where the next begins.
-      const { page, past } = await keysetPage(query, async (id) => id);
+      // Ordered by id, the cursor's own key: an endpoint deleted since its page was sent (its row stays) still marks where the next begins.
+      const { page, past } = await keysetPage(
+        query,
+        async (id) => (await context.prisma.webhookEndpoint.findFirst({ where: { id, accountId: context.principal!.accountId }, select: { id: true } }))?.id,
+      );
       return context.prisma.webhookEndpoint.findMany({
         ...page,
         where: { accountId: context.principal!.accountId, deletedAt: null, ...(past ? { id: past } : {}) },
