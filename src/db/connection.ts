@@ -295,7 +295,7 @@ export async function whileLocked<T>(config: DatabaseConfig, name: string, work:
  * answering ("Query read timeout", "Connection terminated unexpectedly") name neither PostgreSQL nor
  * the deadline, so such a failure is said again with both; any other is reported as it is.
  */
-export function startupFailure(config: DatabaseConfig, deadlines: Pick<DatabaseDeadlines, 'DATABASE_STATEMENT_TIMEOUT_MS'>, error: unknown): unknown {
+function startupFailure(config: DatabaseConfig, deadlines: Pick<DatabaseDeadlines, 'DATABASE_STATEMENT_TIMEOUT_MS'>, error: unknown): unknown {
   if (config.kind !== 'postgres' || error instanceof ConfigError || !(error instanceof Error) || !databaseUnavailable(error)) return error;
   const why = /query read timeout/i.test(error.message) ? `no answer within ${statementGiveUpMs(deadlines.DATABASE_STATEMENT_TIMEOUT_MS) / 1000} s` : error.message;
   return new DatabaseUnreachableError(`PostgreSQL at ${describeTarget(config.url)} stopped answering during start-up (${why}); check that it is up and reachable`, {
