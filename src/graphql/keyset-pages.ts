@@ -17,7 +17,7 @@ type KeyCondition<Value> = { gt: Value } | { lt: Value };
  * everything. Read instead as a keyset: the records whose order key is past the cursor record's,
  * which holds whether that record is still listed or not. `keyOf` reads the cursor record's key
  * (within what the caller may see); a cursor naming none is refused, never answered with an empty page.
- * The list must be ordered by `key` alone, a unique column, ascending.
+ * The list must be ordered by that key alone, a unique column, ascending.
  */
 export async function keysetPage<Query extends CursorPage, Value extends string | bigint>(
   query: Query,
