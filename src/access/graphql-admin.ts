@@ -1,5 +1,6 @@
 import type { ApiKey } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
+import { keysetPage } from '../graphql/keyset-pages.js';
 import type { Context } from '../graphql/context.js';
 import { createAccount, createWidgetToken, issueApiKey, revokeApiKey, revokeWidgetToken, rotateApiKey } from './admin.js';
 import { ApiKeyNode, PlanEnum } from './graphql-types.js';
@@ -70,7 +71,10 @@ builder.queryFields((t) => ({
     cursor: 'id',
     authScopes: adminOnly,
     description: 'Every account (operators).',
-    resolve: (query, _root, _args, context) => context.prisma.account.findMany({ ...query }),
+    resolve: async (query, _root, _args, context) => {
+      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.account.findUnique({ where: { id }, select: { id: true } }))?.id);
+      return context.prisma.account.findMany({ ...page, where: past ? { id: past } : {}, orderBy: { id: 'asc' } });
+    },
   }),
   apiKeys: t.prismaConnection({
     type: 'ApiKey',
@@ -78,7 +82,14 @@ builder.queryFields((t) => ({
     authScopes: adminOnly,
     description: 'API keys, revoked ones included, optionally of one account (operators).',
     args: { accountId: t.arg.id() },
-    resolve: (query, _root, args, context) => context.prisma.apiKey.findMany({ ...query, where: args.accountId ? { accountId: args.accountId } : {} }),
+    resolve: async (query, _root, args, context) => {
+      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.apiKey.findUnique({ where: { id }, select: { id: true } }))?.id);
+      return context.prisma.apiKey.findMany({
+        ...page,
+        where: { ...(args.accountId ? { accountId: args.accountId } : {}), ...(past ? { id: past } : {}) },
+        orderBy: { id: 'asc' },
+      });
+    },
   }),
   widgetTokens: t.prismaConnection({
     type: 'WidgetToken',
@@ -86,7 +97,14 @@ builder.queryFields((t) => ({
     authScopes: adminOnly,
     description: 'Widget tokens, optionally of one account (operators).',
     args: { accountId: t.arg.id() },
-    resolve: (query, _root, args, context) => context.prisma.widgetToken.findMany({ ...query, where: args.accountId ? { accountId: args.accountId } : {} }),
+    resolve: async (query, _root, args, context) => {
+      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.widgetToken.findUnique({ where: { id }, select: { id: true } }))?.id);
+      return context.prisma.widgetToken.findMany({
+        ...page,
+        where: { ...(args.accountId ? { accountId: args.accountId } : {}), ...(past ? { id: past } : {}) },
+        orderBy: { id: 'asc' },
+      });
+    },
   }),
 }));
 

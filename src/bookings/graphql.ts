@@ -5,6 +5,7 @@ import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { pageSizes } from '../graphql/argument-checks.js';
 import { hasScope, insufficientScope } from '../access/principal.js';
 import { builder, listOfAtMost, nodeScope } from '../graphql/builder.js';
+import { keysetPage } from '../graphql/keyset-pages.js';
 import { upperCaseEnum } from '../graphql/enums.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { inputRules } from '../graphql/input-coercion.js';
@@ -259,12 +260,15 @@ builder.queryFields((t) => ({
     cursor: 'id',
     ...servicesRootField,
     args: { attractionId: t.arg.id() },
-    resolve: (query, _root, args, context) =>
-      context.services.directReads.findMany(context.prisma.service, 'Service', {
-        ...query,
-        where: args.attractionId ? { attractionId: String(args.attractionId) } : {},
+    resolve: async (query, _root, args, context) => {
+      // Ordered by id, the cursor's own key: a service's row stays, so its cursor names one that exists.
+      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.service.findUnique({ where: { id }, select: { id: true } }))?.id);
+      return context.services.directReads.findMany(context.prisma.service, 'Service', {
+        ...page,
+        where: { ...(args.attractionId ? { attractionId: String(args.attractionId) } : {}), ...(past ? { id: past } : {}) },
         orderBy: { id: 'asc' },
-      }),
+      });
+    },
   }),
   service: t.prismaField({
     type: 'Service',

@@ -3,6 +3,7 @@ import { servicesDataVersion } from '../bookings/availability.js';
 import { nextSlotsPerAttraction } from '../bookings/bookable.js';
 import { BookableSlotRef } from '../bookings/graphql.js';
 import { builder, connectionWith, listOfAtMost, nodeScope } from '../graphql/builder.js';
+import { refuseCursorNamingNothing } from '../graphql/keyset-pages.js';
 import { cachedUnderDataVersion } from '../response-cache/graphql-data-versions.js';
 import { AppError, echoed, notFound } from '../shared/errors.js';
 import { attractionWhere, eventWhere, refuseUnknownCategory } from './filters.js';
@@ -228,7 +229,8 @@ async function listOrSearch<Row extends object>(
 ): Promise<Row[]> {
   const search = searchOf(args, sortsByDistance(args), context.services.clock());
   const rows = search ? await searchPage(context, search, query, read) : await read.findMany({ ...query, where: read.where, orderBy: read.orderBy });
-  return refuseUnknownCategory(context.prisma, args.category, rows);
+  const listed = await refuseUnknownCategory(context.prisma, args.category, rows);
+  return refuseCursorNamingNothing(listed, query, async (id) => (await read.findMany({ where: { id }, select: { id: true } })).length > 0);
 }
 
 const DistanceUnit = builder.enumType('DistanceUnit', { values: { KM: { description: 'Kilometres.' }, MI: { description: 'Statute miles.' } } as const });
@@ -320,8 +322,12 @@ builder.queryFields((t) => {
       type: 'Category',
       cursor: 'id',
       ...directoryRootField,
-      resolve: (query, _root, _args, context) =>
-        context.services.directReads.findMany(context.prisma.category, 'Category', { ...query, orderBy: [{ slug: 'asc' }, { id: 'asc' }] }),
+      resolve: async (query, _root, _args, context) =>
+        refuseCursorNamingNothing(
+          await context.services.directReads.findMany(context.prisma.category, 'Category', { ...query, orderBy: [{ slug: 'asc' }, { id: 'asc' }] }),
+          query,
+          async (id) => (await context.prisma.category.count({ where: { id } })) > 0,
+        ),
     }),
     category: t.prismaField({
       type: 'Category',

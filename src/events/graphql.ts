@@ -1,5 +1,6 @@
 import { bookingsDataVersion } from '../bookings/service.js';
 import { builder, nodeScope } from '../graphql/builder.js';
+import { keysetPage } from '../graphql/keyset-pages.js';
 import { cachedUnderDataVersion, neverCached } from '../response-cache/graphql-data-versions.js';
 import type { Context } from '../graphql/context.js';
 import { AppError, echoed } from '../shared/errors.js';
@@ -61,12 +62,14 @@ builder.queryField('bookingEvents', (t) =>
       types: t.arg({ type: [BookingEventTypeEnum] }),
     },
     resolve: async (query, _root, args, context) => {
+      const accountId = context.principal!.accountId;
       const afterSeq = args.afterEvent ? await logPositionOf(context, String(args.afterEvent), 'afterEvent') : undefined;
+      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.bookingEvent.findFirst({ where: { id, accountId }, select: { seq: true } }))?.seq);
       return context.prisma.bookingEvent.findMany({
-        ...query,
+        ...page,
         where: {
-          accountId: context.principal!.accountId,
-          ...(afterSeq !== undefined ? { seq: { gt: afterSeq } } : {}),
+          accountId,
+          AND: [afterSeq !== undefined ? { seq: { gt: afterSeq } } : {}, past ? { seq: past } : {}],
           ...(args.types?.length ? { type: { in: args.types } } : {}),
         },
         orderBy: { seq: 'asc' },

@@ -26,10 +26,24 @@ export async function keysetPage<Query extends CursorPage, Value extends string 
   const { cursor, skip: _skip, ...page } = query;
   if (cursor?.id === undefined) return { page, past: undefined };
   const key = await keyOf(cursor.id);
-  if (key === undefined) {
-    throw new AppError('invalid_parameter', 'The cursor names a record that no longer exists; start again from the first page.', {
-      fieldErrors: [{ field: (query.take ?? 0) < 0 ? 'before' : 'after', code: 'invalid', message: 'Use the cursor of a page of this list.' }],
-    });
-  }
+  if (key === undefined) throw cursorNamingNothing(query);
   return { page, past: (query.take ?? 0) < 0 ? { lt: key } : { gt: key } };
+}
+
+/**
+ * For lists in an order of several keys, which still page by Prisma's cursor (continuing from its
+ * record's values as they are now): a cursor whose record no longer exists, or never did, leaves
+ * Prisma an empty page, which a client reads as the list's end. That page is refused instead.
+ * `exists` is asked only when the page past a cursor came back empty.
+ */
+export async function refuseCursorNamingNothing<Row>(rows: Row[], query: CursorPage, exists: (id: string) => Promise<boolean>): Promise<Row[]> {
+  const id = query.cursor?.id;
+  if (rows.length > 0 || id === undefined || (await exists(id))) return rows;
+  throw cursorNamingNothing(query);
+}
+
+function cursorNamingNothing(query: CursorPage): AppError {
+  return new AppError('invalid_parameter', 'The cursor names a record that no longer exists; start again from the first page.', {
+    fieldErrors: [{ field: (query.take ?? 0) < 0 ? 'before' : 'after', code: 'invalid', message: 'Use the cursor of a page of this list.' }],
+  });
 }

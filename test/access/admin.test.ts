@@ -291,6 +291,24 @@ describe('operator routes (/v1/admin)', () => {
     expect(second).toMatchObject({ has_more: false, next_cursor: null });
     expect(second.data).toHaveLength(1);
     expect((await admin('GET', '/v1/admin/api_keys?limit=101')).status).toBe(400);
+    // In id order: the two pages are the account's keys, each once.
+    const ids = [...page.data, ...second.data].map((key: { id: string }) => key.id);
+    expect(ids).toEqual([...ids].sort());
+    expect(new Set(ids).size).toBe(3);
+  });
+
+  it('refuses a cursor naming no record with 400 on cursor, on every operator list and on services', async () => {
+    const madeUp = (id: string) => encodeURIComponent(Buffer.from(`GPC:S:${id}`).toString('base64'));
+    for (const path of [
+      `/v1/admin/accounts?cursor=${madeUp('acct_0000000000doesnotexist')}`,
+      `/v1/admin/api_keys?cursor=${madeUp('key_0000000000doesnotexist')}`,
+      `/v1/admin/widget_tokens?cursor=${madeUp('wt_0000000000doesnotexist')}`,
+      `/v1/services?cursor=${madeUp('svc_0000000000doesnotexist')}`,
+    ]) {
+      const refused = await admin('GET', path);
+      const body = await refused.json();
+      expect([path, refused.status, body.code, body.errors?.[0]?.field]).toEqual([path, 400, 'invalid_parameter', 'cursor']);
+    }
   });
 
   it('needs the admin scope: 403 insufficient_scope before looking at the body', async () => {

@@ -59,9 +59,9 @@ describe('forged cursors', () => {
     }
   });
 
-  it('a cursor of another list is simply past its end', async () => {
+  it('a cursor of another list is 400 on cursor too, never an empty last page', async () => {
     const { status, body } = await call('GET', `/api/v1/events?cursor=${base64('GPC:S:bk_0000000000000000000000')}`);
-    expect({ status, data: body.data }).toEqual({ status: 200, data: [] });
+    expect({ status, code: body.code, errors: body.errors }).toMatchObject({ status: 400, code: 'invalid_parameter', errors: [{ field: 'cursor' }] });
   });
 });
 

@@ -138,6 +138,35 @@ describe('GET /api/v1/events', () => {
     expect(JSON.stringify(response.body)).toContain(parameter);
   });
 
+  it('refuses a cursor naming no record with 400 on cursor, and answers past the last record with an empty last page', async () => {
+    const cursorOf = (id: string) => encodeURIComponent(Buffer.from(`GPC:S:${id}`).toString('base64'));
+    const noEvent = cursorOf('ev_0000000000doesnotexist');
+    const noAttraction = cursorOf('at_0000000000doesnotexist');
+    for (const path of [
+      `/api/v1/events?cursor=${noEvent}`,
+      `/api/v1/events?sort=-price_min,title&cursor=${noEvent}`,
+      `/api/v1/events?lat=41.88&lng=-87.63&radius=50&cursor=${noEvent}`,
+      `/api/v1/attractions?cursor=${noAttraction}`,
+      `/api/v1/attractions?lat=41.88&lng=-87.63&radius=50&sort=distance&cursor=${noAttraction}`,
+      // An event's cursor names no attraction.
+      `/api/v1/attractions?cursor=${cursorOf((await server.prisma.event.findFirstOrThrow()).id)}`,
+      `/api/v1/categories?cursor=${cursorOf('cat_doesnotexist')}`,
+    ]) {
+      const refused = await call('GET', path);
+      expect([path, refused.status, refused.body.code, refused.body.errors?.[0]?.field]).toEqual([path, 400, 'invalid_parameter', 'cursor']);
+    }
+    const graphql = await call('POST', '/graphql', {
+      query: 'query($after: String) { events(first: 2, after: $after) { edges { node { id } } } }',
+      variables: { after: decodeURIComponent(noEvent) },
+    });
+    expect(graphql.body.errors[0].extensions.code).toBe('invalid_parameter');
+
+    const listed = await call('GET', `/api/v1/events?city=${city}&limit=100`);
+    expect(listed.body.has_more).toBe(false);
+    const end = await call('GET', `/api/v1/events?city=${city}&cursor=${cursorOf(listed.body.data.at(-1).id)}`);
+    expect([end.status, end.body.data, end.body.has_more]).toEqual([200, [], false]);
+  });
+
   it('counts a name repeated in fields or include once', async () => {
     const projected = await call('GET', '/api/v1/events?fields=title,title&include=images,images&limit=1');
     expect(projected.status).toBe(200);

@@ -56,6 +56,26 @@ function collect(client: Client, query: string, variables: Record<string, unknow
 
 const book = (days: number) => call('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(days), customer: { name: 'Sub', email: 'sub@example.com' } });
 
+describe('GET /v1/booking_events', () => {
+  it("pages on in log order, and refuses a cursor naming no event of the account's with 400 on cursor", async () => {
+    const created = [await book(61), await book(62), await book(63)].map((booking) => booking.body.id);
+    const all = (await call('GET', '/v1/booking_events?limit=100')).body.data.filter((event: EventPayload) => created.includes(event.data.id));
+    const [afterEvent] = all;
+    const first = await call('GET', `/v1/booking_events?after=${afterEvent.id}&limit=1`);
+    const second = await call('GET', `/v1/booking_events?after=${afterEvent.id}&limit=1&cursor=${first.body.next_cursor}`);
+    expect([first.body.data[0].id, second.body.data[0].id]).toEqual([all[1].id, all[2].id]);
+
+    const other = await server.createKey({ scopes: ['bookings:read', 'bookings:write'] });
+    const otherCall = apiClient(server.url, other.key);
+    const theirs = await otherCall('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(64), customer: { name: 'Other', email: 'other@example.com' } });
+    const [theirEvent] = (await otherCall('GET', '/v1/booking_events')).body.data.filter((event: EventPayload) => event.data.id === theirs.body.id);
+    for (const id of [theirEvent.id, 'msg_0000000000doesnotexist']) {
+      const refused = await call('GET', `/v1/booking_events?cursor=${Buffer.from(`GPC:S:${id}`).toString('base64')}`);
+      expect([refused.status, refused.body.code, refused.body.errors?.[0]?.field]).toEqual([400, 'invalid_parameter', 'cursor']);
+    }
+  });
+});
+
 describe('bookingEvents over graphql-ws', () => {
   it('replays the log after `after`, then streams live, with no gap or duplicate at the seam', async () => {
     const first = await book(60);
