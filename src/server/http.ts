@@ -22,6 +22,7 @@ import type { Metrics } from './metrics.js';
 import { sendGraphiQLPage } from './graphiql.js';
 import { sendProblem } from './problem.js';
 import { publicOriginOf } from './public-url.js';
+import { isAmbiguousPath, malformedQueryParameter } from './request-target.js';
 import type { ServerContext, Yoga } from './yoga.js';
 import { traceRequests } from '../tracing/http.js';
 import { activeTracer } from '../tracing/tracing.js';
@@ -68,16 +69,30 @@ const operationalPaths = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** The request's URL, with the origin clients reach the server at (so answers can link back absolutely). */
 function parseUrl(request: IncomingMessage, publicUrl: string | undefined): URL {
+  if (isAmbiguousPath(request.url ?? '/')) {
+    throw new AppError('invalid_request', 'The request path has an empty, "." or ".." segment, or a backslash; send the path itself, as the API documents it.');
+  }
+  let url: URL;
   try {
     const target = new URL(request.url ?? '/', 'http://localhost');
     // The path and query only: an absolute-form target (`GET http://elsewhere/…`) does not choose the origin.
-    const url = new URL(publicOriginOf(request, publicUrl));
+    url = new URL(publicOriginOf(request, publicUrl));
     url.pathname = target.pathname;
     url.search = target.search;
-    return url;
   } catch {
     throw new AppError('invalid_request', 'The request target is not a valid URL.');
   }
+  return url;
+}
+
+/** The refusal of a query string with a parameter that is not percent-encoded UTF-8, which would be read as U+FFFD. */
+function malformedQueryRefusal(url: URL): AppError | undefined {
+  const malformed = malformedQueryParameter(url.search);
+  if (malformed === undefined) return undefined;
+  const message = 'Percent-encode the value as UTF-8 (%C3%A9 for é).';
+  return new AppError('invalid_parameter', `The query parameter ${echoed(malformed)} is not percent-encoded UTF-8. ${message}`, {
+    fieldErrors: [{ field: malformed, code: 'invalid', message }],
+  });
 }
 
 const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -283,6 +298,9 @@ export function createRequestHandler(deps: HttpDependencies) {
       }
       const url = parseUrl(request, deps.publicUrl);
       const path = url.pathname;
+      const malformedQuery = malformedQueryRefusal(url);
+      if (malformedQuery && path === '/graphql') return refuseGraphQL(request, response, malformedQuery);
+      if (malformedQuery) throw malformedQuery;
       if (operationalPaths.has(path) && request.method !== 'GET' && request.method !== 'HEAD') {
         throw new AppError('method_not_allowed', `${request.method} is not allowed on ${path}; use GET.`, { headers: { allow: 'GET, HEAD' } });
       }

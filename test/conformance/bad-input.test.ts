@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +65,42 @@ describe('forged cursors', () => {
   });
 });
 
+/** A GET of `target` sent exactly as written (fetch would resolve its dot segments first). */
+function getAsSent(target: string): Promise<{ status: number; body: { code?: string } }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(server.url);
+    const request = httpRequest({ host: url.hostname, port: url.port, path: target, headers: { authorization: `Bearer ${key}` } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString() || '{}') }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+describe('request paths URL parsing would rewrite', () => {
+  it('are 400, never the route they would resolve to: a proxy in front routes them as sent', async () => {
+    for (const target of [
+      '//x/v1/bookings',
+      '//v1/bookings',
+      '/widget/%2e%2e/v1/bookings',
+      '/widget/../v1/bookings',
+      '/api/v1/./events',
+      '/api/v1/events/.%2E/attractions',
+      '/api/v1/events\\..\\attractions',
+      '/v1//bookings',
+      'http://elsewhere.example//v1/bookings',
+    ]) {
+      const { status, body } = await getAsSent(target);
+      expect({ target, status, code: body.code }).toEqual({ target, status: 400, code: 'invalid_request' });
+    }
+    // Dots within a segment are a segment like any other.
+    expect((await getAsSent('/api/v1/events?q=..')).status).toBe(200);
+    expect((await getAsSent('/api/v1/events/ev_..x')).status).toBe(404);
+  });
+});
+
 describe('NUL characters', () => {
   it('in path ids, q and city are 400 naming the parameter', async () => {
     for (const [path, field] of [
@@ -96,6 +132,28 @@ describe('NUL characters', () => {
 });
 
 describe('text that is not well-formed', () => {
+  it('in a query string, not percent-encoded UTF-8, is 400 naming the parameter, on REST and on /graphql: never searched for as U+FFFD', async () => {
+    for (const [query, field] of [
+      ['city=%C3%28', 'city'],
+      ['q=%FF', 'q'],
+      ['q=%ED%A0%80', 'q'],
+      ['q=%', 'q'],
+      ['q=%zz', 'q'],
+      ['q=caf%C3%A9&city=%E9', 'city'],
+    ] as const) {
+      const { status, body } = await call('GET', `/api/v1/attractions?${query}`);
+      expect([query, status, body.code, body.errors?.[0]?.field]).toEqual([query, 400, 'invalid_parameter', field]);
+    }
+    expect((await call('GET', '/api/v1/attractions?q=caf%C3%A9+x')).status).toBe(200);
+    const graphql = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ __typename }')}&variables=%FF`, { headers: { authorization: `Bearer ${key}` } });
+    // A GraphQL error, as every refusal on /graphql is, not a problem document.
+    expect([graphql.status, graphql.headers.get('content-type'), (await graphql.json()).errors[0].extensions.code]).toEqual([
+      400,
+      'application/json; charset=utf-8',
+      'invalid_parameter',
+    ]);
+  });
+
   const booking = (name: string) => ({ service_id: 'svc_x', start_time: '2030-01-01T19:00:00Z', customer: { name, email: 'a@example.com' } });
   const post = (path: string, body: string | Buffer, headers: Record<string, string>) =>
     fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...headers }, body: typeof body === 'string' ? body : new Uint8Array(body) });
