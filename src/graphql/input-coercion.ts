@@ -26,7 +26,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { z } from 'zod';
-import { AppError, echoed, type FieldError } from '../shared/errors.js';
+import { AppError, withEchoesCut, type FieldError } from '../shared/errors.js';
 import { checkInput } from '../shared/validation.js';
 import type { Context } from './context.js';
 
@@ -56,7 +56,7 @@ function errorMessageOf(error: unknown): { code: string; message: (field: string
   const refusal = error instanceof GraphQLError && error.originalError instanceof AppError ? error.originalError : error instanceof AppError ? error : undefined;
   const detail = refusal?.fieldErrors[0];
   if (detail) return { code: detail.code, message: () => detail.message };
-  const text = error instanceof Error ? echoed(error.message) : 'not a valid value';
+  const text = error instanceof Error ? withEchoesCut(error.message) : 'not a valid value';
   return { code: 'invalid', message: (field) => `${field}: ${text}` };
 }
 

@@ -294,7 +294,7 @@ export function compileOperationRoute(schema: GraphQLSchema, route: OperationRou
       }
       if (variableTypes.has('first')) {
         const limit = single(query, 'limit');
-        variables['first'] = limit === undefined ? pageSizes.default : /^\d{1,15}$/.test(limit) ? Number(limit) : limit;
+        variables['first'] = limit === undefined ? pageSizes.default : /^-?\d{1,15}$/.test(limit) ? Number(limit) : limit;
         const cursor = single(query, 'cursor');
         if (cursor !== undefined) variables['after'] = cursor;
       }

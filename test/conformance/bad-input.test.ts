@@ -439,6 +439,18 @@ describe('what an error repeats of a request', () => {
     expectCut(badVariable.body);
   });
 
+  it('is the refused value whole when it is shorter, however long the message around it', async () => {
+    const offset = '2027-10-30T22:00:00-04:00';
+    const rest = await call('GET', `/api/v1/attractions?available_for=6&available_from=${encodeURIComponent(offset)}`);
+    expect([rest.status, rest.body.errors[0].field]).toEqual([400, 'available_from']);
+    expect(rest.body.errors[0].message).toContain(`"${offset}"`);
+    const graphql = await call('POST', '/graphql', {
+      query: 'query ($from: DateTime) { attractions(availableFor: 6, availableFrom: $from) { edges { node { id } } } }',
+      variables: { from: offset },
+    });
+    expect(graphql.body.errors[0].message).toContain(`"${offset}"`);
+  });
+
   it('is at most 64 characters of an id that names nothing, on every surface', async () => {
     const id = 'a'.repeat(3_000);
     for (const path of [`/v1/services/${id}`, `/api/v1/events/${id}`, `/api/v1/attractions/${id}`, `/api/v1/categories/${id}`, `/v1/bookings/${id}`]) {

@@ -167,6 +167,13 @@ describe('GET /api/v1/events', () => {
     expect([end.status, end.body.data, end.body.has_more]).toEqual([200, [], false]);
   });
 
+  it('says a limit under 1 is out of its range, as it says of one over 100', async () => {
+    for (const limit of ['-1', '0', '101']) {
+      const { status, body } = await call('GET', `/api/v1/events?limit=${limit}`);
+      expect([limit, status, body.errors?.[0]?.field, body.errors?.[0]?.message]).toEqual([limit, 400, 'limit', 'limit must be from 1 to 100.']);
+    }
+  });
+
   it('counts a name repeated in fields or include once', async () => {
     const projected = await call('GET', '/api/v1/events?fields=title,title&include=images,images&limit=1');
     expect(projected.status).toBe(200);
