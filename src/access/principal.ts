@@ -64,6 +64,37 @@ export function hasScope(principal: Principal | null, scope: Scope): boolean {
   return granted.includes('admin') || granted.includes(scope);
 }
 
+/** What a field asks of its caller (the schema's `authScopes`): any one of these admits. */
+export interface AuthScopes {
+  scope?: Scope;
+  anyScope?: readonly Scope[];
+  /** An API key of any scope. */
+  authenticated?: boolean;
+  /** Any widget token. */
+  widgetToken?: boolean;
+}
+
+/** How each kind of need is met by `principal`: the schema's scope checks, and REST's before it reads a request's input. */
+export function scopeChecksFor(principal: Principal | null) {
+  return {
+    authenticated: isApiKey(principal),
+    widgetToken: principal?.kind === 'widget_token',
+    scope: (scope: Scope) => hasScope(principal, scope),
+    anyScope: (wanted: readonly Scope[]) => wanted.some((scope) => hasScope(principal, scope)),
+  };
+}
+
+/** Whether `principal` meets any of `needs`. */
+export function meetsAuthScopes(principal: Principal | null, needs: AuthScopes): boolean {
+  const checks = scopeChecksFor(principal);
+  return (
+    (needs.authenticated === true && checks.authenticated) ||
+    (needs.widgetToken === true && checks.widgetToken) ||
+    (needs.scope !== undefined && checks.scope(needs.scope)) ||
+    (needs.anyScope !== undefined && checks.anyScope(needs.anyScope))
+  );
+}
+
 /**
  * 403 for a caller that lacks `missing` (any one of them would do), naming them in the message and,
  * for REST, in WWW-Authenticate (RFC 6750). No scope named: the caller is a widget token and the

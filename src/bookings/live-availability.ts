@@ -3,7 +3,7 @@ import type { Service } from '../generated/prisma/client.js';
 import type { AvailabilityNotice } from '../events/bus.js';
 import { noteStreamedId } from '../events/sse-resume.js';
 import type { Context } from '../graphql/context.js';
-import { notFound } from '../shared/errors.js';
+import { invalidParameter, notFound } from '../shared/errors.js';
 import { takingTurns } from '../shared/streams.js';
 import { availabilityAt, availabilityOf, checkAvailabilityRange, nowOf, type AvailableSlot } from './availability.js';
 import { dayMs, localDay } from './schedule.js';
@@ -228,7 +228,11 @@ async function* availabilityStream(context: Context, notices: AsyncIterator<Avai
  */
 export async function availabilityChanges(context: Context, serviceId: string, startDate: Date, endDate: Date): Promise<AsyncIterableIterator<AvailableSlot>> {
   checkAvailabilityRange(startDate, endDate);
-  await findService(context, serviceId);
+  const service = await findService(context, serviceId);
+  // A day's slots start within two days of its midnight: two days on, none of them can change, and a stream would hold its place for nothing.
+  if (endDate.getTime() / dayMs + 2 <= localDay(context.services.clock(), service.timezone)) {
+    throw invalidParameter('endDate', 'endDate is past: every slot of the range has started, so none can change; watch from today.', 'in_past');
+  }
   // Joined before the first read: a change committed after it is announced to this stream.
   const notices = context.services.availabilityBus.subscribe(serviceId)[Symbol.asyncIterator]();
   const slots = availabilityStream(context, notices, serviceId, startDate, endDate);

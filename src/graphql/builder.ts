@@ -6,7 +6,7 @@ import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos
 import { getNamedType, getNullableType, isListType, type GraphQLField, type GraphQLResolveInfo } from 'graphql';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
-import { hasScope, insufficientScope, isApiKey, type Principal, type Scope } from '../access/principal.js';
+import { hasScope, insufficientScope, isApiKey, scopeChecksFor, type Principal, type Scope } from '../access/principal.js';
 import { AppError } from '../shared/errors.js';
 import { fastPaths } from '../fast-paths.js';
 import { idKindOf, type IdKind } from '../shared/ids.js';
@@ -176,12 +176,7 @@ export const builder = new SchemaBuilder<{
     // `authenticated` means an API key: a widget token holds only directory:read, so every field
     // that is not explicitly a directory read refuses it, but for what names `widgetToken` (what
     // is public beyond the directory: services and their availability).
-    authScopes: (context) => ({
-      authenticated: isApiKey(context.principal),
-      widgetToken: context.principal?.kind === 'widget_token',
-      scope: (scope: Scope) => hasScope(context.principal, scope),
-      anyScope: (wanted: readonly Scope[]) => wanted.some((scope) => hasScope(context.principal, scope)),
-    }),
+    authScopes: (context) => scopeChecksFor(context.principal),
     unauthorizedError: (_parent, context, _info, result) => refusalFor(context.principal, scopesMissingIn(result.failure)),
   },
   prisma: {

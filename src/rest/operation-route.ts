@@ -1,4 +1,5 @@
 import { getNamedType, isEnumType, isInputObjectType, typeFromAST, type DocumentNode, type GraphQLEnumType, type GraphQLInputType, type GraphQLSchema } from 'graphql';
+import type { AuthScopes } from '../access/principal.js';
 import { pageSizes } from '../graphql/argument-checks.js';
 import { markRestOperationDocument } from '../graphql/rest-operation-documents.js';
 import { dataVersionsOf, type GraphQLDataVersionDependency } from '../response-cache/graphql-data-versions.js';
@@ -155,6 +156,8 @@ export interface CompiledOperationRoute {
   shape: Shaper | undefined;
   /** The data versions its GET responses are cached under (response cache), when they can be cached. */
   dataVersions: GraphQLDataVersionDependency[] | undefined;
+  /** What the fields on the way to the answer ask of the caller (each met, or the request is refused before its input is read). */
+  accessNeeds: AuthScopes[];
   variablesOf(request: RouteRequest): Record<string, unknown>;
   /** A field error's field, as REST names it (query parameter, or snake_case path in the body). */
   restFieldOf(field: string): string;
@@ -188,7 +191,13 @@ export function compileOperationRoute(schema: GraphQLSchema, route: OperationRou
     (operation.variableDefinitions ?? []).map((definition) => [definition.variable.name.value, typeFromAST(schema, definition.type as never) as GraphQLInputType]),
   );
   const answerPath = route.answer.split('.');
-  const answer = answerKeyAt(answerKeysOf(schema, route.operation), answerPath);
+  const answerKeys = answerKeysOf(schema, route.operation);
+  const answer = answerKeyAt(answerKeys, answerPath);
+  const accessNeeds = answerPath.flatMap((_, depth) => {
+    const needs = (answerKeyAt(answerKeys, answerPath.slice(0, depth + 1)).field.extensions['pothosOptions'] as { authScopes?: unknown } | undefined)?.authScopes;
+    // A need the schema computes per request is left to the operation.
+    return needs && typeof needs === 'object' ? [needs as AuthScopes] : [];
+  });
   const isList = isConnectionType(answer.type);
   const itemKeys = isList ? nodeKeysOf(answer) : (answer.children ?? []);
   const projection = projectionOf(itemKeys);
@@ -284,6 +293,7 @@ export function compileOperationRoute(schema: GraphQLSchema, route: OperationRou
     isList,
     shape: shaperFor(itemKeys),
     dataVersions: route.method === 'GET' ? dataVersionsOf(schema, route.operation, operation.name?.value) : undefined,
+    accessNeeds,
     variablesOf({ params, query, headers, body }) {
       refuseUnknownParameters(query);
       const variables: Record<string, unknown> = {};

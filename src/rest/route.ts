@@ -1,5 +1,4 @@
 import type { DocumentNode } from 'graphql';
-import type { Scope } from '../access/principal.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -45,8 +44,6 @@ export interface OperationRoute {
   flags?: Record<string, string>;
   /** Dotted path (through lists and connections) of the times whose newest is Last-Modified. */
   lastModified?: string;
-  /** Checked before the body is read, so a caller without it learns nothing from validation errors. */
-  scope?: Scope;
   /** max-age of Cache-Control on successful GETs. */
   cacheSeconds?: number;
   /** A query parameter with which the answer is undated and not kept: no Last-Modified, max-age 0 (its ETag still follows its content). */

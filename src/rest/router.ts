@@ -2,10 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable } from 'graphql-yoga';
 import { unauthenticated } from '../access/keys.js';
-import { hasScope, insufficientScope } from '../access/principal.js';
+import { meetsAuthScopes } from '../access/principal.js';
 import { revocableStream, type OpenConnections } from '../access/revocation.js';
 import { prefersEventStream } from '../events/http-subscriptions.js';
 import type { Context } from '../graphql/context.js';
+import { refusalFor } from '../graphql/builder.js';
 import { markLogged } from '../graphql/errors.js';
 import { schema } from '../graphql/schema.js';
 import { AppError, databaseUnavailable, isErrorCode, statusForCode, type FieldError } from '../shared/errors.js';
@@ -288,10 +289,12 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
     );
   }
 
-  function refuseWithoutAccess(route: RestRoute, context: Context) {
+  /** Refuses a caller the route is not for before its input is read: a 403 is owed whatever the input holds. */
+  function refuseWithoutAccess(route: RestRoute, compiled: CompiledOperationRoute, context: Context) {
     if (!isOperationRoute(route)) return;
     if (!context.principal) throw unauthenticated('Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.');
-    if (route.scope && !hasScope(context.principal, route.scope)) throw insufficientScope([route.scope]);
+    const unmet = compiled.accessNeeds.find((needs) => !meetsAuthScopes(context.principal, needs));
+    if (unmet) throw refusalFor(context.principal, [...(unmet.scope ? [unmet.scope] : []), ...(unmet.anyScope ?? [])]);
   }
 
   /** The routes whose path matches, and the one of them for the request's method. */
@@ -330,7 +333,7 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
         return true;
       }
       const context = (await enveloped.contextFactory()) as Context;
-      refuseWithoutAccess(route, context);
+      refuseWithoutAccess(route, compiled, context);
       const params = Object.fromEntries(paramNames.map((name, index) => [name, decodeParam(found.match![index + 1]!)]));
       // A DELETE reads a body only when its route takes one (DELETE /v1/bookings/:id, its reason).
       if (compiled.eventStream && request.method === 'GET' && prefersEventStream(request.headers.accept)) {
@@ -368,7 +371,7 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
       const compiled = matchables.find((candidate) => candidate.route.method === method && candidate.route.path === path)?.compiled;
       if (!compiled) throw new Error(`No operation route ${method} ${path}.`);
       const context = (await enveloped.contextFactory()) as Context;
-      refuseWithoutAccess(compiled.route, context);
+      refuseWithoutAccess(compiled.route, compiled, context);
       const query = request.query ?? new URLSearchParams();
       const variables = compiled.variablesOf({ params: request.params ?? {}, query, headers: {}, body: request.body });
       return answerOf(compiled, await execute(compiled, variables, context, enveloped), new URL(`http://localhost${path}?${query.toString()}`));

@@ -176,38 +176,36 @@ const usageRoutes: OperationRoute[] = [
   { method: 'GET', path: '/v1/admin/api_keys/:id/usage', operation: ApiKeyUsageDocument, parameters: { keyId: 'id' }, answer: 'apiKeyUsage' },
 ];
 
-/** Operator routes: scope `admin`, checked before the body. */
-const adminRoutes: OperationRoute[] = (
-  [
-    { method: 'POST', path: '/v1/admin/accounts', operation: AdminCreateAccountDocument, body: 'input', answer: 'createAccount', status: 201 },
-    { method: 'GET', path: '/v1/admin/accounts', operation: AdminListAccountsDocument, answer: 'accounts' },
-    {
-      method: 'POST',
-      path: '/v1/admin/api_keys',
-      operation: AdminCreateApiKeyDocument,
-      body: 'input',
-      answer: 'createApiKey',
-      spread: 'api_key',
-      status: 201,
-    },
-    { method: 'GET', path: '/v1/admin/api_keys', operation: AdminListApiKeysDocument, answer: 'apiKeys' },
-    { method: 'DELETE', path: '/v1/admin/api_keys/:id', operation: AdminRevokeApiKeyDocument, answer: 'revokeApiKey' },
-    { method: 'POST', path: '/v1/admin/api_keys/:id/rotate', operation: AdminRotateApiKeyDocument, answer: 'rotateApiKey', spread: 'api_key' },
-    {
-      method: 'POST',
-      path: '/v1/admin/widget_tokens',
-      operation: AdminCreateWidgetTokenDocument,
-      body: 'input',
-      answer: 'createWidgetToken',
-      status: 201,
-    },
-    { method: 'GET', path: '/v1/admin/widget_tokens', operation: AdminListWidgetTokensDocument, answer: 'widgetTokens' },
-    { method: 'DELETE', path: '/v1/admin/widget_tokens/:id', operation: AdminRevokeWidgetTokenDocument, answer: 'revokeWidgetToken' },
-    { method: 'POST', path: '/v1/admin/services', operation: AdminCreateServiceDocument, body: 'input', answer: 'createService', status: 201, location: '/v1/services' },
-    { method: 'PATCH', path: '/v1/admin/services/:id', operation: AdminUpdateServiceDocument, body: 'input', answer: 'updateService' },
-    { method: 'PATCH', path: '/v1/admin/attractions/:id', operation: AdminPlaceAttractionDocument, body: 'input', answer: 'placeAttraction' },
-  ] satisfies OperationRoute[]
-).map((route) => ({ ...route, scope: 'admin' as const }));
+/** Operator routes: their fields ask for the admin scope. */
+const adminRoutes: OperationRoute[] = [
+  { method: 'POST', path: '/v1/admin/accounts', operation: AdminCreateAccountDocument, body: 'input', answer: 'createAccount', status: 201 },
+  { method: 'GET', path: '/v1/admin/accounts', operation: AdminListAccountsDocument, answer: 'accounts' },
+  {
+    method: 'POST',
+    path: '/v1/admin/api_keys',
+    operation: AdminCreateApiKeyDocument,
+    body: 'input',
+    answer: 'createApiKey',
+    spread: 'api_key',
+    status: 201,
+  },
+  { method: 'GET', path: '/v1/admin/api_keys', operation: AdminListApiKeysDocument, answer: 'apiKeys' },
+  { method: 'DELETE', path: '/v1/admin/api_keys/:id', operation: AdminRevokeApiKeyDocument, answer: 'revokeApiKey' },
+  { method: 'POST', path: '/v1/admin/api_keys/:id/rotate', operation: AdminRotateApiKeyDocument, answer: 'rotateApiKey', spread: 'api_key' },
+  {
+    method: 'POST',
+    path: '/v1/admin/widget_tokens',
+    operation: AdminCreateWidgetTokenDocument,
+    body: 'input',
+    answer: 'createWidgetToken',
+    status: 201,
+  },
+  { method: 'GET', path: '/v1/admin/widget_tokens', operation: AdminListWidgetTokensDocument, answer: 'widgetTokens' },
+  { method: 'DELETE', path: '/v1/admin/widget_tokens/:id', operation: AdminRevokeWidgetTokenDocument, answer: 'revokeWidgetToken' },
+  { method: 'POST', path: '/v1/admin/services', operation: AdminCreateServiceDocument, body: 'input', answer: 'createService', status: 201, location: '/v1/services' },
+  { method: 'PATCH', path: '/v1/admin/services/:id', operation: AdminUpdateServiceDocument, body: 'input', answer: 'updateService' },
+  { method: 'PATCH', path: '/v1/admin/attractions/:id', operation: AdminPlaceAttractionDocument, body: 'input', answer: 'placeAttraction' },
+];
 
 /**
  * The directory, under /api/v1: a record's answer is dated by its newest update (its own, its

@@ -83,6 +83,27 @@ describe('a widget token reads only the directory', () => {
     expect(await bookings.json()).toMatchObject({ code: 'insufficient_scope', detail: 'This needs the bookings:read scope.' });
   });
 
+  it('is refused 403 before its input is read, whatever the input holds: never a 400 or 422 that tells it how to shape a request it may not make', async () => {
+    const asWidget = (method: string, path: string, body?: string) =>
+      fetch(`${server.url}${path}`, { method, headers: bearer(token, { origin: shop, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }), body });
+    const { key } = await server.createKey({ scopes: ['directory:read'] });
+    const asReader = (method: string, path: string, body?: string) =>
+      fetch(`${server.url}${path}`, { method, headers: bearer(key, body === undefined ? {} : { 'content-type': 'application/json' }), body });
+    for (const [call, method, path, body] of [
+      [asWidget, 'GET', '/v1/usage', undefined],
+      [asWidget, 'POST', '/v1/waitlist_entries', '{}'],
+      [asWidget, 'POST', '/v1/holds', '{"party_size": 1, "nope": 1}'],
+      [asWidget, 'DELETE', '/v1/bookings/bk_x', '{"foo": 1}'],
+      [asWidget, 'GET', '/v1/bookings?start_date=yesterday', undefined],
+      [asReader, 'POST', '/v1/bookings', '{}'],
+      [asReader, 'POST', '/v1/webhook_endpoints', '{"url": 5}'],
+      [asReader, 'GET', '/v1/admin/api_keys?limit=0', undefined],
+    ] as const) {
+      const response = await call(method, path, body);
+      expect([method, path, response.status, (await response.json()).code]).toEqual([method, path, 403, 'insufficient_scope']);
+    }
+  });
+
   it('still reads the directory over GraphQL (root fields and node) and REST', async () => {
     const answer = await fromWidget(`{ events(first: 1) { edges { node { id } } } categories(first: 1) { edges { node { id } } } node(id: "${eventId}") { id } }`);
     expect(answer.errors).toBeUndefined();

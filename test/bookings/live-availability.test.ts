@@ -288,7 +288,11 @@ describe('refusals', () => {
     expect(tooLong.code).toBe('invalid_parameter');
     const unknown = await refusalOf(transport, { serviceId: 'svc_nosuchservice000000000' });
     expect(unknown.code).toBe('not_found');
-    if (transport !== 'graphql-ws') expect([backwards.status, tooLong.status, unknown.status]).toEqual([400, 400, 404]);
+    // Every slot of it has started: nothing could ever be sent.
+    const threeDaysAgo = new Date(clock().getTime() - 3 * 86_400_000).toISOString().slice(0, 10);
+    const past = await refusalOf(transport, { startDate: threeDaysAgo, endDate: threeDaysAgo });
+    expect(past.code).toBe('invalid_parameter');
+    if (transport !== 'graphql-ws') expect([backwards.status, tooLong.status, unknown.status, past.status]).toEqual([400, 400, 404, 400]);
   });
 
   it.each(['graphql-ws', 'rest-sse'] as const)('over %s: a key that reads no bookings', async (transport) => {
@@ -321,6 +325,18 @@ describe('refusals', () => {
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ code: 'invalid_parameter', errors: [{ field: 'start_date', code: 'after_end_date' }] });
+    const past = new Date(clock().getTime() - 3 * 86_400_000).toISOString().slice(0, 10);
+    const ended = await fetch(`${server.url}/v1/services/${serviceId}/availability?start_date=${past}&end_date=${past}`, {
+      headers: { authorization: `Bearer ${readerKey}`, accept: 'text/event-stream' },
+    });
+    expect([ended.status, await ended.json()]).toMatchObject([400, { errors: [{ field: 'end_date', code: 'in_past' }] }]);
+    // A range that ended yesterday may still hold slots past midnight: it is streamed.
+    const yesterday = new Date(clock().getTime() - 86_400_000).toISOString().slice(0, 10);
+    const recent = await fetch(`${server.url}/v1/services/${serviceId}/availability?start_date=${yesterday}&end_date=${yesterday}`, {
+      headers: { authorization: `Bearer ${readerKey}`, accept: 'text/event-stream' },
+    });
+    expect(recent.status).toBe(200);
+    await recent.body!.cancel();
   });
 });
 

@@ -81,7 +81,7 @@ export class RouteDescriber {
     const compiled = compileOperationRoute(this.schema, route);
     const documents = [compiled.document, ...(compiled.eventStream ? [compiled.eventStream.document] : [])];
     const answerScopes = documents.flatMap((document) => [...scopesOf(answerKeysOf(this.schema, document))]);
-    const needs = withoutImplied([...new Set([...answerScopes, ...(route.scope ? [route.scope] : [])])]).sort(compareText);
+    const needs = withoutImplied([...new Set(answerScopes)]).sort(compareText);
     const parameters = this.parameters(route, compiled, prose);
     const requestBody = route.body ? this.requestBody(compiled, route.body, prose) : undefined;
     return {
