@@ -2,7 +2,7 @@ import { Kind, type OperationDefinitionNode } from 'graphql';
 import type { Booking } from '../generated/prisma/client.js';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { resolveCursorConnection } from '@pothos/plugin-relay';
-import { pageSizes } from '../graphql/argument-checks.js';
+import { pageSizes, readsOwnCursors } from '../graphql/argument-checks.js';
 import { hasScope, insufficientScope } from '../access/principal.js';
 import { builder, listOfAtMost, nodeScope } from '../graphql/builder.js';
 import { keysetPage } from '../graphql/keyset-pages.js';
@@ -186,6 +186,7 @@ builder.queryFields((t) => ({
   bookings: t.connection({
     type: BookingRef,
     ...bookingsRootField,
+    extensions: { ...bookingsRootField.extensions, [readsOwnCursors]: true },
     description:
       "The account's bookings whose start_time falls on the given UTC days (both inclusive), by start time; with updatedSince, by updatedAt (then id), to re-sync what changed since. A cursor pages in the order it was made in.",
     args: {

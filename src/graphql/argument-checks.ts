@@ -14,6 +14,9 @@ import { idKindOf } from '../shared/ids.js';
 /** Marks the `after`/`before` arguments of connections (set through the relay options). */
 export const cursorArgument = 'hallowgateCursor';
 
+/** Marks a connection field that pages by cursors of its own (keyset cursors), not plugin-prisma's. */
+export const readsOwnCursors = 'hallowgateReadsOwnCursors';
+
 /** Marks the `first`/`last` arguments of connections (set through the relay options). */
 export const pageSizeArgument = 'hallowgatePageSize';
 
@@ -57,8 +60,8 @@ export function decodeKeysetCursor(cursor: string): KeysetCursor | undefined {
   return { order, at, id };
 }
 
+/** Whether `cursor` is one plugin-prisma issued: a record id's, base64-encoded. */
 function isIssuedCursor(cursor: string): boolean {
-  if (decodeKeysetCursor(cursor)) return true;
   let decoded: string;
   try {
     decoded = decodeBase64(cursor);
@@ -82,6 +85,13 @@ function checkPageSize(argument: string, value: unknown) {
     const message = `${argument} must be from 1 to ${pageSizes.max}.`;
     throw new AppError('invalid_parameter', message, { fieldErrors: [{ field: argument, code: 'out_of_range', message }] });
   }
+}
+
+/** first and last together: the connection would page by one and silently ignore the other. */
+function checkOnePageSize(given: readonly string[]) {
+  if (given.length < 2) return;
+  const message = `Send one of ${given.join(' and ')}, not both.`;
+  throw new AppError('invalid_parameter', message, { fieldErrors: [{ field: given.at(-1)!, code: 'invalid', message }] });
 }
 
 /** Why PostgreSQL would not store a text as it was sent: a NUL it refuses, or a lone surrogate it would store as U+FFFD. */
@@ -130,7 +140,8 @@ export class ArgumentChecksPlugin<Types extends SchemaTypes> extends BasePlugin<
     if (argumentNames.length === 0) return fieldConfig;
     // Global ids (node, nodes) take any text: an id naming nothing resolves to null.
     const textArguments = argumentNames.filter((name) => !fieldConfig.args[name]!.extensions?.['isRelayGlobalID']);
-    const cursorArguments = argumentNames.filter((name) => fieldConfig.args[name]!.extensions?.[cursorArgument]);
+    // A connection that reads its own cursors (the bookings list's keyset cursors) refuses what it cannot read itself.
+    const cursorArguments = fieldConfig.extensions?.[readsOwnCursors] ? [] : argumentNames.filter((name) => fieldConfig.args[name]!.extensions?.[cursorArgument]);
     const pageSizeArguments = argumentNames.filter((name) => fieldConfig.args[name]!.extensions?.[pageSizeArgument]);
     return {
       ...fieldConfig,
@@ -139,6 +150,7 @@ export class ArgumentChecksPlugin<Types extends SchemaTypes> extends BasePlugin<
         (args) => {
           for (const name of cursorArguments) checkCursor(name, args[name]);
           for (const name of pageSizeArguments) checkPageSize(name, args[name]);
+          checkOnePageSize(pageSizeArguments.filter((name) => args[name] != null));
           for (const name of textArguments) checkText(name, args[name]);
           return args;
         },

@@ -28,15 +28,16 @@ function httpDate(value: string): number {
 }
 
 /**
- * RFC 9110 §13.2.2: If-None-Match decides when present; otherwise If-Modified-Since,
- * compared at one-second precision because HTTP dates have no fractions.
+ * RFC 9110 §13.2.2: If-None-Match decides when present; otherwise If-Modified-Since, unless it
+ * names a time still to come, compared at one-second precision because HTTP dates have no fractions.
  */
-export function isNotModified(headers: IncomingHttpHeaders, tag: string, lastModified: Date | null | undefined): boolean {
+export function isNotModified(headers: IncomingHttpHeaders, tag: string, lastModified: Date | null | undefined, now: Date): boolean {
   const ifNoneMatch = headers['if-none-match'];
   if (ifNoneMatch !== undefined) return matchesAnyTag(ifNoneMatch, tag);
   const ifModifiedSince = headers['if-modified-since'];
   if (ifModifiedSince === undefined || !lastModified) return false;
   const since = httpDate(ifModifiedSince);
-  if (Number.isNaN(since)) return false;
+  // A date later than the server's clock is invalid (RFC 9110 §13.1.3): a client cannot have seen it.
+  if (Number.isNaN(since) || since > now.getTime()) return false;
   return Math.floor(lastModified.getTime() / 1000) <= Math.floor(since / 1000);
 }

@@ -110,7 +110,7 @@ function writeJson(request: IncomingMessage, response: ServerResponse, status: n
 }
 
 /** A GET's answer: 304 when the client's validators match the representation, else the representation. */
-function sendRepresentation(request: IncomingMessage, response: ServerResponse, route: RestRoute, representation: Representation) {
+function sendRepresentation(request: IncomingMessage, response: ServerResponse, route: RestRoute, representation: Representation, now = new Date()) {
   for (const [name, value] of Object.entries(representation.headers)) response.setHeader(name, value);
   response.setHeader('etag', representation.tag);
   if (representation.lastModified) response.setHeader('last-modified', representation.lastModified.toUTCString());
@@ -119,7 +119,7 @@ function sendRepresentation(request: IncomingMessage, response: ServerResponse, 
   const vary = response.getHeader('vary');
   const varies = isOperationRoute(route) && route.eventStream ? 'Authorization, Accept' : 'Authorization';
   response.setHeader('vary', vary ? `${String(vary)}, ${varies}` : varies);
-  if (isNotModified(request.headers, representation.tag, representation.lastModified)) {
+  if (isNotModified(request.headers, representation.tag, representation.lastModified, now)) {
     response.writeHead(304);
     response.end();
     return;
@@ -349,7 +349,7 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
           ? await responseCache.lookup<Context, Representation>('rest', context, compiled.dataVersions, restRequestKey(context.principal, url), variables)
           : undefined;
       if (cached?.entry) {
-        sendRepresentation(request, response, route, cached.entry);
+        sendRepresentation(request, response, route, cached.entry, context.services.clock());
         return true;
       }
 
@@ -357,7 +357,7 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
       if (method === 'GET' && answer.status === 200) {
         const representation = representationOf(answer);
         if (cached && responseCache) responseCache.store(cached.key, representation, representation.payload.length);
-        sendRepresentation(request, response, route, representation);
+        sendRepresentation(request, response, route, representation, context.services.clock());
         return true;
       }
       for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);

@@ -48,6 +48,16 @@ describe('forged cursors', () => {
     }
   });
 
+  it('first and last together are 400, in a nested connection too: neither is ignored silently', async () => {
+    for (const query of [
+      '{ events(first: 2, last: 2) { edges { node { id } } } }',
+      '{ attractions(first: 1) { edges { node { events(first: 1, last: 1) { edges { node { id } } } } } } }',
+    ]) {
+      const { body } = await graphql(query);
+      expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_parameter', errors: [{ field: 'last' }] });
+    }
+  });
+
   it('name after in GraphQL, in a nested connection too', async () => {
     const forged = 'R1BDOkk6OTk5OTk5OTk5OTk5';
     for (const query of [
@@ -60,8 +70,16 @@ describe('forged cursors', () => {
   });
 
   it('a cursor of another list is 400 on cursor too, never an empty last page', async () => {
-    const { status, body } = await call('GET', `/api/v1/events?cursor=${base64('GPC:S:bk_0000000000000000000000')}`);
-    expect({ status, code: body.code, errors: body.errors }).toMatchObject({ status: 400, code: 'invalid_parameter', errors: [{ field: 'cursor' }] });
+    for (const path of [
+      `/api/v1/events?cursor=${base64('GPC:S:bk_0000000000000000000000')}`,
+      // The bookings list's own kind of cursor.
+      `/api/v1/events?cursor=${encodeURIComponent('HGK:start_time:1824919200000:bk_0000000000000000000000')}`,
+      `/v1/webhook_endpoints?cursor=${encodeURIComponent('HGK:start_time:1824919200000:bk_0000000000000000000000')}`,
+      `/v1/bookings?cursor=${base64('GPC:S:bk_0000000000000000000000')}`,
+    ]) {
+      const { status, body } = await call('GET', path);
+      expect({ path, status, code: body.code, errors: body.errors }).toMatchObject({ path, status: 400, code: 'invalid_parameter', errors: [{ field: 'cursor' }] });
+    }
   });
 });
 
