@@ -228,7 +228,9 @@ async function listOrSearch<Row extends object>(
   read: SearchRead<Row>,
 ): Promise<Row[]> {
   const search = searchOf(args, sortsByDistance(args), context.services.clock());
-  const rows = search ? await searchPage(context, search, query, read) : await read.findMany({ ...query, where: read.where, orderBy: read.orderBy });
+  const window = search?.bookable;
+  const searched = window && read.whereTakingPlaceIn ? { ...read, where: { AND: [read.where, read.whereTakingPlaceIn(window)] } } : read;
+  const rows = search ? await searchPage(context, search, query, searched) : await read.findMany({ ...query, where: read.where, orderBy: read.orderBy });
   const listed = await refuseUnknownCategory(context.prisma, args.category, rows);
   return refuseCursorNamingNothing(listed, query, async (id) => (await read.findMany({ where: { id }, select: { id: true } })).length > 0);
 }
@@ -256,7 +258,8 @@ builder.queryFields((t) => {
     }),
     radiusUnit: t.arg({ type: DistanceUnit, description: 'The unit of the radius: kilometres (the default) or miles.' }),
     availableFor: t.arg.int({
-      description: 'A party size: keeps records whose attraction has a slot in the availability window with at least this many places left, and answers the soonest of them.',
+      description:
+        'A party size: keeps records whose attraction has a slot in the availability window with at least this many places left (events: those taking place in the window), and answers the soonest of them.',
       // Which records pass moves with the places taken, in every account, and with the minute.
       extensions: cachedUnderDataVersion(servicesDataVersion),
     }),
@@ -277,6 +280,8 @@ builder.queryFields((t) => {
           attractionIdOf: (row) => (row as { attractionId: string }).attractionId,
           where: eventWhere(args),
           orderBy: orderBy(eventSortFields, args.orderBy, 'STARTS_AT'),
+          // An event is bookable in a window it takes place in, not for its attraction's slots a year on.
+          whereTakingPlaceIn: (window) => ({ startsAt: { lt: window.to }, endsAt: { gt: window.from } }),
         };
         return listOrSearch(context, args, query, read);
       },

@@ -79,6 +79,8 @@ export interface SearchRead<Record> {
   attractionIdOf(row: object): string;
   where: object;
   orderBy: object[];
+  /** What else a record must be to be bookable in a window (an event: taking place in it); none for attractions. */
+  whereTakingPlaceIn?: (window: BookableWindow) => object;
 }
 
 /**

@@ -353,8 +353,21 @@ describe('available_for on events and over GraphQL', () => {
         url: 'https://example.com/room-test',
       },
     });
+    // The same attraction's night of a year before: not bookable in the window, whatever room its attraction has then.
+    const yearBefore = (time: string) => new Date(new Date(time).getTime() - 365 * 86_400_000);
+    await server.prisma.event.create({
+      data: {
+        ...(await server.prisma.event.findUniqueOrThrow({ where: { id: eventId } })),
+        id: newId('event'),
+        title: 'Room test night, last year',
+        startsAt: yearBefore(from),
+        endsAt: yearBefore(to),
+        url: 'https://example.com/room-test-last-year',
+      },
+    });
     const answer = await directory('GET', `/api/v1/events?city=atlantis&available_for=1&available_from=${from}&available_to=${to}`);
     expect(answer.status).toBe(200);
+    expect(answer.body.data.map((found: Found) => found.id)).toEqual([eventId]);
     const [event] = answer.body.data as (Found & { attraction_id: string })[];
     expect(event).toMatchObject({ id: eventId, attraction_id: second.attractionId });
     expect(event!.next_slots!.every((slot) => slot.service_id === second.serviceId)).toBe(true);
