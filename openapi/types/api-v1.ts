@@ -423,7 +423,7 @@ export interface operations {
                 radius?: number;
                 /** @description The unit of the radius: kilometres (the default) or miles. */
                 radius_unit?: components["schemas"]["DistanceUnit"];
-                /** @description A party size: keeps records whose attraction has a slot in the availability window with at least this many places left, and answers the soonest of them. */
+                /** @description A party size: keeps records whose attraction has a slot in the availability window with at least this many places left (events: those taking place in the window), and answers the soonest of them. */
                 available_for?: number;
                 /** @description Start of the availability window; default now. */
                 available_from?: components["schemas"]["DateTime"];
@@ -672,7 +672,7 @@ export interface operations {
                 radius?: number;
                 /** @description The unit of the radius: kilometres (the default) or miles. */
                 radius_unit?: components["schemas"]["DistanceUnit"];
-                /** @description A party size: keeps records whose attraction has a slot in the availability window with at least this many places left, and answers the soonest of them. */
+                /** @description A party size: keeps records whose attraction has a slot in the availability window with at least this many places left (events: those taking place in the window), and answers the soonest of them. */
                 available_for?: number;
                 /** @description Start of the availability window; default now. */
                 available_from?: components["schemas"]["DateTime"];

@@ -4,6 +4,7 @@ import { latestTime } from '../shared/clock.js';
 import { invalidParameter } from '../shared/errors.js';
 import { heldPlacesAt } from './availability.js';
 import { dateOfDay, localDay, slotsBetween, type OpeningHours, type Schedule } from './schedule.js';
+import { isInRange, type NumberRange } from '../graphql/argument-range.js';
 
 /**
  * Room for a party: which attractions have a slot, in a window of time, with at least that many
@@ -13,8 +14,8 @@ import { dateOfDay, localDay, slotsBetween, type OpeningHours, type Schedule } f
 
 /** The longest window one search weighs: a week of slots. */
 export const maxBookableWindowDays = 7;
-/** The most places one party asks for. */
-export const maxPartySize = 1000;
+/** The places one party asks for. */
+export const partySizeRange: NumberRange = { minimum: 1, maximum: 1000 };
 /** The soonest matching slots answered per attraction. */
 export const nextSlotsPerAttraction = 5;
 
@@ -50,8 +51,9 @@ export function bookableWindowOf(args: BookableArgs, now: Date): BookableWindow 
     if (availableTo != null) throw invalidParameter('availableTo', 'availableTo needs availableFor: the size of the party.', 'needs_party');
     return undefined;
   }
-  if (!(Number.isInteger(availableFor) && availableFor >= 1 && availableFor <= maxPartySize)) {
-    throw invalidParameter('availableFor', `availableFor is a party size, a whole number from 1 to ${maxPartySize}.`, 'out_of_range');
+  if (!(Number.isInteger(availableFor) && isInRange(availableFor, partySizeRange))) {
+    const { minimum, maximum } = partySizeRange;
+    throw invalidParameter('availableFor', `availableFor is a party size, a whole number from ${minimum} to ${maximum}.`, 'out_of_range');
   }
   const from = availableFrom ?? now;
   if (availableTo == null && from.getTime() >= latestTime) {

@@ -1,13 +1,14 @@
 import type { Prisma } from '../generated/prisma/client.js';
 import { servicesDataVersion } from '../bookings/availability.js';
-import { nextSlotsPerAttraction } from '../bookings/bookable.js';
+import { nextSlotsPerAttraction, partySizeRange } from '../bookings/bookable.js';
 import { BookableSlotRef } from '../bookings/graphql.js';
 import { builder, connectionWith, listOfAtMost, nodeScope } from '../graphql/builder.js';
+import { rangeExtension } from '../graphql/argument-range.js';
 import { refuseCursorNamingNothing } from '../graphql/keyset-pages.js';
 import { cachedUnderDataVersion } from '../response-cache/graphql-data-versions.js';
 import { AppError, echoed, notFound } from '../shared/errors.js';
 import { attractionWhere, eventWhere, refuseUnknownCategory } from './filters.js';
-import { maxRadiusKm } from './near.js';
+import { latitudeRange, longitudeRange, maxRadiusKm, radiusRange } from './near.js';
 import { placeAttraction } from './operators.js';
 import { distanceKmOf, maxWeighedCandidates, nextSlotsOf, searchOf, searchPage, type DistanceOrder, type SearchArgs, type SearchRead } from './search.js';
 import type { Context } from '../graphql/context.js';
@@ -251,17 +252,18 @@ builder.queryFields((t) => {
     startsAfter: t.arg.string({ description: 'A date or a UTC timestamp.' }),
     startsBefore: t.arg.string({ description: 'A date or a UTC timestamp.' }),
     q: t.arg.string({ description: 'Text search.' }),
-    lat: t.arg.float({ description: 'Latitude of the point to search near, in WGS 84 degrees (with its longitude).' }),
-    lng: t.arg.float({ description: 'Longitude of the point to search near, in WGS 84 degrees (with its latitude).' }),
+    lat: t.arg.float({ description: 'Latitude of the point to search near, in WGS 84 degrees (with its longitude).', extensions: rangeExtension(latitudeRange) }),
+    lng: t.arg.float({ description: 'Longitude of the point to search near, in WGS 84 degrees (with its latitude).', extensions: rangeExtension(longitudeRange) }),
     radius: t.arg.float({
       description: `Keeps records within this great-circle distance of the point (given with lat and lng), in the radius unit; at most ${maxRadiusKm} km (310.6 mi).`,
+      extensions: rangeExtension(radiusRange),
     }),
     radiusUnit: t.arg({ type: DistanceUnit, description: 'The unit of the radius: kilometres (the default) or miles.' }),
     availableFor: t.arg.int({
       description:
         'A party size: keeps records whose attraction has a slot in the availability window with at least this many places left (events: those taking place in the window), and answers the soonest of them.',
       // Which records pass moves with the places taken, in every account, and with the minute.
-      extensions: cachedUnderDataVersion(servicesDataVersion),
+      extensions: { ...cachedUnderDataVersion(servicesDataVersion), ...rangeExtension(partySizeRange) },
     }),
     availableFrom: t.arg({ type: 'DateTime', description: 'Start of the availability window; default now.' }),
     availableTo: t.arg({ type: 'DateTime', description: 'End of the availability window (slots start before it); default a day after its start, at most 7 days after it.' }),

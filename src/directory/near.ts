@@ -1,4 +1,5 @@
 import { invalidParameter } from '../shared/errors.js';
+import { isInRange, type NumberRange } from '../graphql/argument-range.js';
 
 /**
  * The near filter: records within a radius of a point, by great-circle distance on the Earth's mean
@@ -17,6 +18,11 @@ const kmPerDegreeOfLatitude = (earthRadiusKm * Math.PI) / 180;
 
 /** The largest radius: a region, not a continent, so a search reads a bounded share of the directory. */
 export const maxRadiusKm = 500;
+
+export const latitudeRange: NumberRange = { minimum: -90, maximum: 90 };
+export const longitudeRange: NumberRange = { minimum: -180, maximum: 180 };
+/** In kilometres, the default unit. */
+export const radiusRange: NumberRange = { minimum: 0, exclusiveMinimum: true, maximum: maxRadiusKm };
 
 export interface NearArgs {
   lat?: number | null;
@@ -46,12 +52,12 @@ export function nearOf(args: NearArgs): Near | undefined {
   if (lat == null) throw invalidParameter('lat', together, 'required');
   if (lng == null) throw invalidParameter('lng', together, 'required');
   if (radius == null) throw invalidParameter('radius', together, 'required');
-  if (!(lat >= -90 && lat <= 90)) throw invalidParameter('lat', 'lat is in degrees, from -90 to 90.', 'out_of_range');
-  if (!(lng >= -180 && lng <= 180)) throw invalidParameter('lng', 'lng is in degrees, from -180 to 180.', 'out_of_range');
+  if (!isInRange(lat, latitudeRange)) throw invalidParameter('lat', `lat is in degrees, from ${latitudeRange.minimum} to ${latitudeRange.maximum}.`, 'out_of_range');
+  if (!isInRange(lng, longitudeRange)) throw invalidParameter('lng', `lng is in degrees, from ${longitudeRange.minimum} to ${longitudeRange.maximum}.`, 'out_of_range');
   const unit = radiusUnit ?? 'KM';
   const perUnit = kilometresPer[unit];
   const largest = Math.floor((maxRadiusKm / perUnit) * 10) / 10;
-  if (!(radius > 0 && radius <= largest)) {
+  if (!isInRange(radius, { ...radiusRange, maximum: largest })) {
     throw invalidParameter('radius', `radius is more than 0 and at most ${largest} ${unit.toLowerCase()}.`, 'out_of_range');
   }
   return { latitude: lat, longitude: lng, radiusKm: radius * perUnit };

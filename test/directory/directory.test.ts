@@ -455,6 +455,34 @@ describe('GraphQL twin', () => {
 });
 
 describe('OpenAPI', () => {
+  it('documents the ranges of the search parameters, which the server refuses past', async () => {
+    const document = (await call('GET', '/api/v1/openapi.json')).body;
+    for (const path of ['/api/v1/events', '/api/v1/attractions']) {
+      const schemas = Object.fromEntries(
+        document.paths[path].get.parameters
+          .filter((parameter: { name?: string }) => parameter.name)
+          .map((parameter: { name: string; schema: object }) => [parameter.name, parameter.schema]),
+      );
+      expect(schemas).toMatchObject({
+        lat: { minimum: -90, maximum: 90 },
+        lng: { minimum: -180, maximum: 180 },
+        radius: { exclusiveMinimum: 0, maximum: 500 },
+        available_for: { type: 'integer', minimum: 1, maximum: 1000 },
+      });
+    }
+    for (const [query, parameter] of [
+      ['lat=90.01&lng=0&radius=1', 'lat'],
+      ['lat=0&lng=-180.01&radius=1', 'lng'],
+      ['lat=0&lng=0&radius=0', 'radius'],
+      ['lat=0&lng=0&radius=500.01', 'radius'],
+      ['available_for=1001', 'available_for'],
+    ]) {
+      const refused = await call('GET', `/api/v1/attractions?${query}`);
+      expect([query, refused.status, refused.body.errors?.[0]?.field]).toEqual([query, 400, parameter]);
+    }
+    expect((await call('GET', '/api/v1/attractions?lat=90&lng=-180&radius=500&available_for=1000&limit=1')).status).toBe(200);
+  });
+
   it('documents every directory route with its parameters and conditional responses at /api/v1/openapi.json', async () => {
     const document = (await call('GET', '/api/v1/openapi.json')).body;
     expect(document.openapi).toMatch(/^3\.1\./);

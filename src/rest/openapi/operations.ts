@@ -8,6 +8,7 @@ import { compareText, ref, type JsonSchema } from './components.js';
 import { sharedProse, type RouteProse } from './prose.js';
 import { rateLimitHeaders, standardNames, standardResponses, type ResponseText, type StandardResponse } from './responses.js';
 import { componentNameOf, nodeOf, type Describer } from './schemas.js';
+import { argumentRange, jsonSchemaOfRange, type NumberRange } from '../../graphql/argument-range.js';
 
 /** One route as an OpenAPI operation: its parameters, request body and responses, derived from its operation. */
 
@@ -99,7 +100,8 @@ export class RouteDescriber {
     const argumentOf = argumentsOfVariables(this.schema, compiled.document);
     const describe = (parameter: Parameter, location: 'path' | 'query') => {
       const argument = argumentOf.get(parameter.variable);
-      const schema = this.describer.parameterSchema(parameter.type, `${compiled.operationName}.${parameter.variable}`);
+      const range = argument?.extensions[argumentRange] as NumberRange | undefined;
+      const schema = { ...this.describer.parameterSchema(parameter.type, `${compiled.operationName}.${parameter.variable}`), ...(range ? jsonSchemaOfRange(range) : {}) };
       const withDefault = argument?.defaultValue === undefined ? schema : { ...schema, default: this.describer.restValue(parameter.type, argument.defaultValue) };
       const description = prose.parameters?.[parameter.name] ?? argument?.description ?? undefined;
       return {
