@@ -9,6 +9,8 @@ export interface AdminRequest {
   params?: Record<string, string>;
   query?: Record<string, string>;
   body?: Record<string, unknown>;
+  /** A list: every page of it is read, not its first. */
+  wholeList?: true;
 }
 
 export type Options = Record<string, string | boolean | string[] | undefined>;
@@ -21,7 +23,7 @@ export const usage = `Usage: hallowgate <command> [options]
 
 Commands:
   accounts create --name <name>
-  accounts list
+  accounts list                      (every list command prints the whole list, read 100 a page)
   keys create --account <acct_…> --plan <free|pro|business|enterprise> --scopes <scope,…>
               [--name <name>] [--origins <origin,…>] [--ip <cidr,…>] [--promo] [--require-signature]
   keys list [--account <acct_…>]
@@ -206,7 +208,7 @@ export function adminRequestFor(positionals: string[], options: Options): AdminR
     case 'accounts create':
       return { method: 'POST', route: '/v1/admin/accounts', body: given({ name: text(options['name']) }) };
     case 'accounts list':
-      return { method: 'GET', route: '/v1/admin/accounts' };
+      return { method: 'GET', route: '/v1/admin/accounts', wholeList: true };
     case 'keys create':
       return {
         method: 'POST',
@@ -223,7 +225,7 @@ export function adminRequestFor(positionals: string[], options: Options): AdminR
         }),
       };
     case 'keys list':
-      return { method: 'GET', route: '/v1/admin/api_keys', query: accountFilter(options) };
+      return { method: 'GET', route: '/v1/admin/api_keys', query: accountFilter(options), wholeList: true };
     case 'keys revoke':
       return { method: 'DELETE', route: '/v1/admin/api_keys/:id', params: idArgument(positionals, 'key') };
     case 'keys rotate':
@@ -241,7 +243,7 @@ export function adminRequestFor(positionals: string[], options: Options): AdminR
         }),
       };
     case 'widget-tokens list':
-      return { method: 'GET', route: '/v1/admin/widget_tokens', query: accountFilter(options) };
+      return { method: 'GET', route: '/v1/admin/widget_tokens', query: accountFilter(options), wholeList: true };
     case 'widget-tokens revoke':
       return { method: 'DELETE', route: '/v1/admin/widget_tokens/:id', params: idArgument(positionals, 'widget token') };
     case 'services create':
@@ -250,7 +252,7 @@ export function adminRequestFor(positionals: string[], options: Options): AdminR
       return { method: 'PATCH', route: '/v1/admin/services/:id', params: idArgument(positionals, 'service'), body: serviceFields(options) };
     case 'services list': {
       const attraction = text(options['attraction']);
-      return { method: 'GET', route: '/v1/services', query: attraction ? { attraction_id: attraction } : {} };
+      return { method: 'GET', route: '/v1/services', query: attraction ? { attraction_id: attraction } : {}, wholeList: true };
     }
     case 'attractions place':
       return {

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { logEventTypes, type LogEventType } from '../events/kinds.js';
 import { adminRequestFor, eventKinds, list, optionSpec, triggerRequestFor, usage, UsageError, type Options } from './commands.js';
 import { listen } from './listen.js';
-import { serverTransport, type ServerTarget, type Transport } from './transport.js';
+import { sendWholeList, serverTransport, type ServerTarget, type Transport } from './transport.js';
 
 /**
  * `hallowgate` — operator commands for accounts, API keys, widget tokens and services, and an
@@ -91,7 +91,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const request = trigger ? triggerRequestFor(positionals, values) : adminRequestFor(positionals, values);
   const transport = trigger ? serverTransport(accountTarget(values, env)) : await openTransport(values, env);
   try {
-    const response = await transport.send(request);
+    const response = request.wholeList ? await sendWholeList(transport, request) : await transport.send(request);
     const output = `${JSON.stringify(response.body, null, 2)}\n`;
     if (response.status >= 400) {
       process.stderr.write(output);

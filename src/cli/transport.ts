@@ -10,6 +10,19 @@ export interface Transport {
   close(): Promise<void>;
 }
 
+/** Every page of a list request's list, read 100 a page, as one answer; the first refusal as it is. */
+export async function sendWholeList(transport: Transport, request: AdminRequest): Promise<AdminResponse> {
+  const data: unknown[] = [];
+  for (let cursor: string | null = null; ;) {
+    const response = await transport.send({ ...request, query: { ...request.query, limit: '100', ...(cursor ? { cursor } : {}) } });
+    if (response.status >= 400) return response;
+    const page = response.body as { data: unknown[]; has_more: boolean; next_cursor: string | null };
+    data.push(...page.data);
+    cursor = page.has_more ? page.next_cursor : null;
+    if (!cursor) return { status: response.status, body: { data, has_more: false, next_cursor: null } };
+  }
+}
+
 /** The command could not be carried out, for a reason the message states with what to do (exit 1). */
 export class CommandFailed extends Error {
   override name = 'CommandFailed';

@@ -152,6 +152,17 @@ describe('hallowgate CLI against a running server (--server, the admin routes)',
     return JSON.parse(result.stdout);
   }
 
+  it('lists the whole list, past its first page of 100', async () => {
+    const account = await cli('accounts', 'create', '--name', 'Many Keys Manor');
+    const made = new Set<string>();
+    for (let index = 0; index < 105; index++) made.add((await server.createKey({ accountId: account.id })).keyId);
+    const listed = await cli('keys', 'list', '--account', account.id);
+    expect(listed).toMatchObject({ has_more: false, next_cursor: null });
+    const ids = listed.data.map((key: { id: string }) => key.id);
+    expect(ids).toHaveLength(105);
+    expect(new Set(ids)).toEqual(made);
+  });
+
   it('creates an account and a key that works, lists, rotates and revokes it', async () => {
     const account = await cli('accounts', 'create', '--name', 'Fright Farm');
     expect(account).toMatchObject({ id: expect.stringMatching(/^acct_/), name: 'Fright Farm' });
