@@ -243,6 +243,11 @@ describe('text that is not well-formed', () => {
       expect({ contentType, status: response.status, code: body.errors?.[0]?.extensions?.code }).toEqual({ contentType, status: 415, code: 'unsupported_media_type' });
       expect(body.errors[0].message).toContain('application/json');
     }
+    // Media types are case-insensitive: these are JSON.
+    for (const contentType of ['application/JSON', 'Application/Json; charset=UTF-8']) {
+      const response = await post('/graphql', '{"query":"{ __typename }"}', { 'content-type': contentType });
+      expect([contentType, response.status, await response.json()]).toEqual([contentType, 200, { data: { __typename: 'Query' } }]);
+    }
   });
 });
 
