@@ -75,6 +75,7 @@ export function prefersEventStream(accept: string | undefined): boolean {
 }
 
 export const notAcceptableMessage = 'A subscription over HTTP is sent as text/event-stream or as multipart/mixed;subscriptionSpec=1.0 (Apollo); the Accept header allows neither.';
+const resultNotAcceptableMessage = 'A query or mutation is answered as application/graphql-response+json or application/json; the Accept header allows neither.';
 
 /** How often an idle multipart stream sends an empty part, so clients and proxies see it alive. */
 const heartbeatIntervalMs = 5_000;
@@ -144,8 +145,8 @@ const graphqlErrorMediaTypes: Record<string, string> = {
  * The refusal in GraphQL's own error shape when the client takes JSON (what GraphQL clients read),
  * else as an RFC 9457 problem document: never as the event stream the client just refused.
  */
-function notAcceptableResponse(accept: string | null, requestId: string): Response {
-  const error = new AppError('not_acceptable', notAcceptableMessage);
+function notAcceptableResponse(accept: string | null, requestId: string, message: string): Response {
+  const error = new AppError('not_acceptable', message);
   const mediaType = parseAccept(accept)
     .map((range) => graphqlErrorMediaTypes[range.type])
     .find(Boolean);
@@ -201,7 +202,8 @@ export function useHttpSubscriptionTransports(): Plugin<Context> {
       // Yoga would send the refusal of an Accept such as text/event-stream;q=0 as an event stream.
       if (refused.has(request) || (!transport && !resultProcessor)) {
         const requestId = (serverContext as { requestId?: string }).requestId ?? '';
-        setResultProcessor(() => notAcceptableResponse(request.headers.get('accept'), requestId), 'application/json');
+        const message = subscriptions.has(request) ? notAcceptableMessage : resultNotAcceptableMessage;
+        setResultProcessor(() => notAcceptableResponse(request.headers.get('accept'), requestId, message), 'application/json');
       } else if (transport === 'multipart') setResultProcessor((results) => multipartSubscription(results as AsyncIterable<ExecutionResult>), 'multipart/mixed');
       else if (transport === 'sse') setResultProcessor((results) => serverSentEvents(results as AsyncIterable<ExecutionResult>), 'text/event-stream');
     },

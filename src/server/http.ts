@@ -153,9 +153,12 @@ export function createRequestHandler(deps: HttpDependencies) {
   }
 
   async function serveGraphQL(request: IncomingMessage, response: ServerResponse, url: URL, requestId: string, startedAt: number) {
-    // Media types are case-insensitive (RFC 9110 §8.3.1); Yoga's request parsers compare them as written.
+    // Media types are case-insensitive and may have spaces around their `;` (RFC 9110 §8.3.1); Yoga's request parsers compare them as written.
     const contentType = request.headers['content-type'];
-    if (contentType) request.headers['content-type'] = contentType.replace(/^[^;]*/, (mediaType) => mediaType.toLowerCase());
+    if (contentType) {
+      const [mediaType = '', ...parameters] = contentType.split(';');
+      request.headers['content-type'] = [mediaType.trim().toLowerCase(), ...parameters.map((parameter) => parameter.trim())].join('; ');
+    }
     // The GraphiQL page is the one thing /graphql serves without a credential.
     if (shouldRenderGraphiQL({ method: request.method ?? 'GET', headers: new Headers({ accept: request.headers.accept ?? '' }) } as Request)) {
       sendGraphiQLPage(request, response);

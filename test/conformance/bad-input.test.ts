@@ -243,8 +243,12 @@ describe('text that is not well-formed', () => {
       expect({ contentType, status: response.status, code: body.errors?.[0]?.extensions?.code }).toEqual({ contentType, status: 415, code: 'unsupported_media_type' });
       expect(body.errors[0].message).toContain('application/json');
     }
+    // An Accept that takes no result type: a query is told what a query is answered in, not what a subscription is sent in.
+    const xml = await post('/graphql', '{"query":"{ __typename }"}', { 'content-type': 'application/json', accept: 'application/xml' });
+    expect(xml.status).toBe(406);
+    expect(JSON.stringify(await xml.json())).toContain('A query or mutation is answered as application/graphql-response+json or application/json');
     // Media types are case-insensitive: these are JSON.
-    for (const contentType of ['application/JSON', 'Application/Json; charset=UTF-8']) {
+    for (const contentType of ['application/JSON', 'Application/Json; charset=UTF-8', 'application/json ; charset=utf-8']) {
       const response = await post('/graphql', '{"query":"{ __typename }"}', { 'content-type': contentType });
       expect([contentType, response.status, await response.json()]).toEqual([contentType, 200, { data: { __typename: 'Query' } }]);
     }
