@@ -83,10 +83,11 @@ builder.queryFields((t) => ({
     description: 'API keys, revoked ones included, optionally of one account (operators).',
     args: { accountId: t.arg.id() },
     resolve: async (query, _root, args, context) => {
-      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.apiKey.findUnique({ where: { id }, select: { id: true } }))?.id);
+      const listed = args.accountId ? { accountId: args.accountId } : {};
+      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.apiKey.findFirst({ where: { id, ...listed }, select: { id: true } }))?.id);
       return context.prisma.apiKey.findMany({
         ...page,
-        where: { ...(args.accountId ? { accountId: args.accountId } : {}), ...(past ? { id: past } : {}) },
+        where: { ...listed, ...(past ? { id: past } : {}) },
         orderBy: { id: 'asc' },
       });
     },
@@ -98,10 +99,11 @@ builder.queryFields((t) => ({
     description: 'Widget tokens, optionally of one account (operators).',
     args: { accountId: t.arg.id() },
     resolve: async (query, _root, args, context) => {
-      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.widgetToken.findUnique({ where: { id }, select: { id: true } }))?.id);
+      const listed = args.accountId ? { accountId: args.accountId } : {};
+      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.widgetToken.findFirst({ where: { id, ...listed }, select: { id: true } }))?.id);
       return context.prisma.widgetToken.findMany({
         ...page,
-        where: { ...(args.accountId ? { accountId: args.accountId } : {}), ...(past ? { id: past } : {}) },
+        where: { ...listed, ...(past ? { id: past } : {}) },
         orderBy: { id: 'asc' },
       });
     },

@@ -262,11 +262,12 @@ builder.queryFields((t) => ({
     ...servicesRootField,
     args: { attractionId: t.arg.id() },
     resolve: async (query, _root, args, context) => {
-      // Ordered by id, the cursor's own key: a service's row stays, so its cursor names one that exists.
-      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.service.findUnique({ where: { id }, select: { id: true } }))?.id);
+      // Ordered by id, the cursor's own key: a service stays in its attraction's list, so a cursor names one of it.
+      const listed = args.attractionId ? { attractionId: String(args.attractionId) } : {};
+      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.service.findFirst({ where: { id, ...listed }, select: { id: true } }))?.id);
       return context.services.directReads.findMany(context.prisma.service, 'Service', {
         ...page,
-        where: { ...(args.attractionId ? { attractionId: String(args.attractionId) } : {}), ...(past ? { id: past } : {}) },
+        where: { ...listed, ...(past ? { id: past } : {}) },
         orderBy: { id: 'asc' },
       });
     },

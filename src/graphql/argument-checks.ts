@@ -72,8 +72,9 @@ function isIssuedCursor(cursor: string): boolean {
   return id !== undefined && idKindOf(id) !== undefined;
 }
 
-function checkCursor(argument: string, value: unknown) {
-  if (typeof value === 'string' && !isIssuedCursor(value)) {
+/** A cursor of a connection that reads its own (`ownCursors`) is only checked to be there: an empty one would read as none. */
+function checkCursor(argument: string, value: unknown, ownCursors: boolean) {
+  if (typeof value === 'string' && (value === '' || (!ownCursors && !isIssuedCursor(value)))) {
     throw new AppError('invalid_parameter', 'The cursor is not one this API issued.', {
       fieldErrors: [{ field: argument, code: 'invalid', message: 'Use the cursor of a previous page.' }],
     });
@@ -141,14 +142,15 @@ export class ArgumentChecksPlugin<Types extends SchemaTypes> extends BasePlugin<
     // Global ids (node, nodes) take any text: an id naming nothing resolves to null.
     const textArguments = argumentNames.filter((name) => !fieldConfig.args[name]!.extensions?.['isRelayGlobalID']);
     // A connection that reads its own cursors (the bookings list's keyset cursors) refuses what it cannot read itself.
-    const cursorArguments = fieldConfig.extensions?.[readsOwnCursors] ? [] : argumentNames.filter((name) => fieldConfig.args[name]!.extensions?.[cursorArgument]);
+    const ownCursors = fieldConfig.extensions?.[readsOwnCursors] === true;
+    const cursorArguments = argumentNames.filter((name) => fieldConfig.args[name]!.extensions?.[cursorArgument]);
     const pageSizeArguments = argumentNames.filter((name) => fieldConfig.args[name]!.extensions?.[pageSizeArgument]);
     return {
       ...fieldConfig,
       argMappers: [
         ...(fieldConfig.argMappers ?? []),
         (args) => {
-          for (const name of cursorArguments) checkCursor(name, args[name]);
+          for (const name of cursorArguments) checkCursor(name, args[name], ownCursors);
           for (const name of pageSizeArguments) checkPageSize(name, args[name]);
           checkOnePageSize(pageSizeArguments.filter((name) => args[name] != null));
           for (const name of textArguments) checkText(name, args[name]);

@@ -4,10 +4,23 @@ import type { Duplex } from 'node:stream';
 import { AppError } from '../shared/errors.js';
 import { problemFor } from './problem.js';
 
+/** A request line at least this long is what made the head too large: its target, as URI length limits go. */
+const longestTargetBytes = 8_192;
+
+/** Whether the bytes Node's parser stopped in open with a request line of at least longestTargetBytes. */
+function opensWithLongRequestLine(packet: Buffer | undefined): boolean {
+  if (!packet || !/^[A-Z]+ /.test(packet.subarray(0, 16).toString('latin1'))) return false;
+  const lineEnd = packet.indexOf('\r\n');
+  return (lineEnd === -1 ? packet.length : lineEnd) >= longestTargetBytes;
+}
+
 /** The refusal of a request Node could not read as HTTP, by the code of Node's parser error. */
-function refusalOf(code: string | undefined): AppError {
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('request_timeout', 'The request did not arrive whole in time.');
-  if (code === 'HPE_HEADER_OVERFLOW') return new AppError('headers_too_large', 'The request headers are over the size limit.');
+function refusalOf(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): AppError {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('request_timeout', 'The request did not arrive whole in time.');
+  if (error.code === 'HPE_HEADER_OVERFLOW' && opensWithLongRequestLine(error.rawPacket)) {
+    return new AppError('uri_too_long', `The request target is over ${longestTargetBytes} bytes; send what does not fit in a query string in a POST body.`);
+  }
+  if (error.code === 'HPE_HEADER_OVERFLOW') return new AppError('headers_too_large', 'The request headers are over the size limit.');
   return new AppError('invalid_request', 'The request is not valid HTTP/1.1.');
 }
 
@@ -32,7 +45,7 @@ export function answerClientErrors(server: Server): void {
       socket.destroy();
       return;
     }
-    refuseOnSocket(socket, refusalOf(error.code));
+    refuseOnSocket(socket, refusalOf(error));
   });
   // Node closes a CONNECT without a word when nothing listens for it: it is refused as any other method is.
   server.on('connect', (_request: IncomingMessage, socket: Duplex) =>

@@ -22,7 +22,7 @@ import type { Metrics } from './metrics.js';
 import { sendGraphiQLPage } from './graphiql.js';
 import { sendProblem } from './problem.js';
 import { publicOriginOf } from './public-url.js';
-import { isAmbiguousPath, malformedQueryParameter } from './request-target.js';
+import { ambiguousPathRefusal, isAmbiguousPath, malformedQueryParameter } from './request-target.js';
 import type { ServerContext, Yoga } from './yoga.js';
 import { traceRequests } from '../tracing/http.js';
 import { activeTracer } from '../tracing/tracing.js';
@@ -69,9 +69,7 @@ const operationalPaths = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** The request's URL, with the origin clients reach the server at (so answers can link back absolutely). */
 function parseUrl(request: IncomingMessage, publicUrl: string | undefined): URL {
-  if (isAmbiguousPath(request.url ?? '/')) {
-    throw new AppError('invalid_request', 'The request path has an empty, "." or ".." segment, or a backslash; send the path itself, as the API documents it.');
-  }
+  if (isAmbiguousPath(request.url ?? '/')) throw ambiguousPathRefusal();
   let url: URL;
   try {
     const target = new URL(request.url ?? '/', 'http://localhost');
@@ -193,6 +191,9 @@ export function createRequestHandler(deps: HttpDependencies) {
     }
     for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
     trackUsage(response, admission.principal, graphqlRouteOfResponse, startedAt);
+    // Refused once admitted, with the headers of its admission (CORS): a page reads why.
+    const malformedQuery = malformedQueryRefusal(url);
+    if (malformedQuery) return refuseGraphQL(request, response, malformedQuery);
     // Refused here, in the media type a query's errors take: Yoga would send it as an event stream to an Accept that prefers one.
     if (method !== 'GET' && method !== 'POST') {
       refuseGraphQL(request, response, new AppError('method_not_allowed', 'GraphQL only supports GET and POST requests.', { headers: { allow: 'GET, POST' } }));
@@ -273,6 +274,11 @@ export function createRequestHandler(deps: HttpDependencies) {
     }
     trackUsage(response, admission.principal, restRouteOfResponse, startedAt);
     for (const [name, value] of Object.entries(admission.headers)) response.setHeader(name, value);
+    const malformedQuery = malformedQueryRefusal(url);
+    if (malformedQuery) {
+      rest.noteRoute(request, response, url);
+      throw malformedQuery;
+    }
     const handled = await rest.handle(request, response, url, body, yoga.getEnveloped({ admission, requestId, lastEventId: lastEventIdOf(request.headers['last-event-id']) }));
     if (handled) return;
     // Without credentials, an unknown path answers 401 like every other: paths are not disclosed to anonymous callers.
@@ -304,9 +310,6 @@ export function createRequestHandler(deps: HttpDependencies) {
       }
       const url = parseUrl(request, deps.publicUrl);
       const path = url.pathname;
-      const malformedQuery = malformedQueryRefusal(url);
-      if (malformedQuery && path === '/graphql') return refuseGraphQL(request, response, malformedQuery);
-      if (malformedQuery) throw malformedQuery;
       if (operationalPaths.has(path) && request.method !== 'GET' && request.method !== 'HEAD') {
         throw new AppError('method_not_allowed', `${request.method} is not allowed on ${path}; use GET.`, { headers: { allow: 'GET, HEAD' } });
       }

@@ -21,7 +21,7 @@ import { paramsRefusal } from '../graphql/limits.js';
 import { AppError, databaseUnavailable, echoed } from '../shared/errors.js';
 import { refuseOnSocket } from './client-errors.js';
 import { hostRefusal } from './http.js';
-import { requestPathOf } from './request-target.js';
+import { ambiguousPathRefusal, isAmbiguousPath, requestPathOf } from './request-target.js';
 import { quotaSubjectOf, subscriptionLimits, tooManySubscriptions, type SubscriptionQuota } from './subscription-quota.js';
 import type { Yoga } from './yoga.js';
 
@@ -206,6 +206,7 @@ export function attachGraphQLWebSocket(
     }
     const badHost = hostRefusal(request, true);
     if (badHost) return refuseOnSocket(socket, badHost);
+    if (isAmbiguousPath(request.url ?? '/')) return refuseOnSocket(socket, ambiguousPathRefusal());
     const path = requestPathOf(request.url ?? '/');
     if (path !== '/graphql') return refuseOnSocket(socket, new AppError('not_found', `No WebSocket endpoint at ${echoed(path)}: GraphQL over WebSocket is served at /graphql.`));
     webSocketServer.handleUpgrade(request, socket, head, (webSocket) => webSocketServer.emit('connection', webSocket, request));

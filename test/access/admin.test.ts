@@ -309,6 +309,12 @@ describe('operator routes (/v1/admin)', () => {
       const body = await refused.json();
       expect([path, refused.status, body.code, body.errors?.[0]?.field]).toEqual([path, 400, 'invalid_parameter', 'cursor']);
     }
+    // A record of another list: another account's key.
+    const [mine, theirs] = [await newAccount(), await newAccount()];
+    await server.createKey({ accountId: mine });
+    const theirKey = await server.createKey({ accountId: theirs });
+    const refused = await admin('GET', `/v1/admin/api_keys?account_id=${mine}&cursor=${madeUp(theirKey.keyId)}`);
+    expect([refused.status, (await refused.json()).errors?.[0]?.field]).toEqual([400, 'cursor']);
   });
 
   it('needs the admin scope: 403 insufficient_scope before looking at the body', async () => {

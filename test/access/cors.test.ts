@@ -94,6 +94,14 @@ describe('per-key allowed_origins', () => {
     expect(refused.headers.get('retry-after')).not.toBeNull();
   });
 
+  it('keeps the grant on a query string refused for bytes that are not UTF-8, on REST and GraphQL', async () => {
+    const token = await widgetToken([shop]);
+    for (const path of ['/api/v1/events?q=%E9', `/graphql?query=${encodeURIComponent(typename)}&x=%E9`]) {
+      const refused = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}`, origin: shop } });
+      expect([path, refused.status, refused.headers.get('access-control-allow-origin')]).toEqual([path, 400, shop]);
+    }
+  });
+
   it('lets any page read anonymous answers and 401s, which hold nothing private', async () => {
     const anonymous = await postGraphQL(server.url, null, typename, { headers: { origin: other } });
     expect(anonymous.headers.get('access-control-allow-origin')).toBe(other);

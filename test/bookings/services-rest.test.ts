@@ -82,6 +82,18 @@ describe('POST /v1/admin/services', () => {
   });
 });
 
+describe('GET /v1/services', () => {
+  it("pages an attraction's services, and refuses a cursor of another attraction's with 400 on cursor", async () => {
+    const [here, there] = await server.prisma.service.findMany({ take: 2, distinct: ['attractionId'], select: { id: true, attractionId: true } });
+    const first = await call('GET', `/v1/services?attraction_id=${here!.attractionId}&limit=1`);
+    expect(first.status).toBe(200);
+    const cursorOf = (id: string) => Buffer.from(`GPC:S:${id}`).toString('base64');
+    const refused = await call('GET', `/v1/services?attraction_id=${here!.attractionId}&cursor=${cursorOf(there!.id)}`);
+    expect([refused.status, refused.body.errors?.[0]?.field]).toEqual([400, 'cursor']);
+    expect((await call('GET', `/v1/services?cursor=${cursorOf(there!.id)}`)).status).toBe(200);
+  });
+});
+
 describe('PATCH /v1/admin/services/{id}', () => {
   it('changes the fields sent, and keeps confirmed bookings where they are', async () => {
     const service = (await admin('POST', '/v1/admin/services', hauntedHouse())).body;

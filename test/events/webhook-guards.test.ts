@@ -85,6 +85,11 @@ describe('endpoints per account', () => {
       const refused = await caller('GET', `/v1/webhook_endpoints?limit=2&cursor=${Buffer.from(`GPC:S:${id}`).toString('base64')}`);
       expect([refused.status, refused.body.code]).toEqual([400, 'invalid_parameter']);
     }
+    // An endpoint's deliveries refuse a cursor naming none of them.
+    const madeUp = Buffer.from('GPC:S:whd_0000000000doesnotexist').toString('base64');
+    const deliveries = await call('GET', `/v1/webhook_endpoints/${all[0]}/deliveries?cursor=${madeUp}`);
+    expect([deliveries.status, deliveries.body.errors?.[0]?.field]).toEqual([400, 'cursor']);
+    expect((await call('GET', `/v1/webhook_endpoints/${all[0]}/deliveries`)).status).toBe(200);
   });
 
   it.skipIf(!postgresUrl)('lets only one of several concurrent creations take the last place (PostgreSQL)', async () => {

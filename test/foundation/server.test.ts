@@ -58,7 +58,7 @@ describe('a request Node cannot read as HTTP', () => {
     expect(problemIn(malformed)).toMatchObject({ status: 400, code: 'invalid_request' });
   });
 
-  it('nor a request Node or ws would refuse barely: CONNECT 405, no Host 400, an upgrade to another path 404, a bad handshake 400', async () => {
+  it('nor a request Node or ws would refuse barely: CONNECT 405, no Host 400, an upgrade to another path 404, a bad handshake 400, a target too long 414', async () => {
     const answers = {
       connect: await rawExchange(server.url, 'CONNECT /v1/bookings HTTP/1.1\r\nHost: x\r\n\r\n'),
       noHost: await rawExchange(server.url, 'GET /healthz HTTP/1.1\r\n\r\n'),
@@ -75,6 +75,12 @@ describe('a request Node cannot read as HTTP', () => {
         'GET /graphql HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
       ),
       twoHosts: await rawExchange(server.url, 'GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n'),
+      // A path URL parsing would rewrite to /graphql, as an HTTP request's is refused.
+      dotSegments: await rawExchange(
+        server.url,
+        'GET http://x/widget/%2e%2e/graphql HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+      ),
+      tooLongTarget: await rawExchange(server.url, `GET /api/v1/events?q=${'q'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
     };
     const shown = Object.fromEntries(Object.entries(answers).map(([name, answer]) => [name, { line: answer.split('\r\n', 1)[0], code: problemIn(answer)['code'] }]));
     expect(shown).toEqual({
@@ -84,6 +90,8 @@ describe('a request Node cannot read as HTTP', () => {
       badKey: { line: 'HTTP/1.1 400 Bad Request', code: 'invalid_request' },
       noHostUpgrade: { line: 'HTTP/1.1 400 Bad Request', code: 'invalid_request' },
       twoHosts: { line: 'HTTP/1.1 400 Bad Request', code: 'invalid_request' },
+      dotSegments: { line: 'HTTP/1.1 400 Bad Request', code: 'invalid_request' },
+      tooLongTarget: { line: 'HTTP/1.1 414 URI Too Long', code: 'uri_too_long' },
     });
     expect(answers.connect).toMatch(/\r\nallow: GET, HEAD, POST, PATCH, DELETE, OPTIONS\r\n/);
   });

@@ -5,7 +5,7 @@ import { inputRules } from '../../graphql/input-coercion.js';
 import { createEndpoint, deleteEndpoint, findOwnEndpoint, newEndpointInput, redeliver, rotateEndpointSecret, updateEndpoint } from './endpoints.js';
 import { sendTestEvent } from './test-event.js';
 import { isTestEventBody } from './worker.js';
-import { keysetPage } from '../../graphql/keyset-pages.js';
+import { keysetPage, refuseCursorNamingNothing } from '../../graphql/keyset-pages.js';
 
 const DeliveryStatus = upperCaseEnum('WebhookDeliveryStatus', ['pending', 'succeeded', 'failed']);
 
@@ -55,9 +55,15 @@ builder.prismaNode('WebhookEndpoint', {
     disabledReason: t.exposeString('disabledReason', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    deliveries: t.relatedConnection('deliveries', {
+    deliveries: t.prismaConnection({
+      type: 'WebhookDelivery',
       cursor: 'id',
-      query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
+      resolve: async (query, endpoint, _args, context) =>
+        refuseCursorNamingNothing(
+          await context.prisma.webhookDelivery.findMany({ ...query, where: { endpointId: endpoint.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
+          query,
+          async (id) => (await context.prisma.webhookDelivery.count({ where: { id, endpointId: endpoint.id } })) > 0,
+        ),
     }),
   }),
 });
