@@ -96,7 +96,7 @@ describe('hallowgate services', () => {
   });
 
   it('list goes to /v1/services, optionally of one attraction', () => {
-    expect(requestFor('services', 'list', '--attraction', 'at_1')).toEqual({ method: 'GET', route: '/v1/services', query: { attraction_id: 'at_1' } });
+    expect(requestFor('services', 'list', '--attraction', 'at_1')).toEqual({ method: 'GET', route: '/v1/services', query: { attraction_id: 'at_1' }, wholeList: true });
   });
 });
 
