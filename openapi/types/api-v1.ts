@@ -427,7 +427,7 @@ export interface operations {
                 available_for?: number;
                 /** @description Start of the availability window; default now. */
                 available_from?: components["schemas"]["DateTime"];
-                /** @description End of the availability window (slots start before it); default a day after its start, at most 7 days after it. */
+                /** @description End of the availability window (slots start before it); default a day after its start, at most 7 days after it (or after now, for a window that has begun). */
                 available_to?: components["schemas"]["DateTime"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
@@ -676,7 +676,7 @@ export interface operations {
                 available_for?: number;
                 /** @description Start of the availability window; default now. */
                 available_from?: components["schemas"]["DateTime"];
-                /** @description End of the availability window (slots start before it); default a day after its start, at most 7 days after it. */
+                /** @description End of the availability window (slots start before it); default a day after its start, at most 7 days after it (or after now, for a window that has begun). */
                 available_to?: components["schemas"]["DateTime"];
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];

@@ -61,11 +61,15 @@ export function bookableWindowOf(args: BookableArgs, now: Date): BookableWindow 
   }
   // A day later, or the last time there is for a window that starts on the last day.
   const to = availableTo ?? new Date(Math.min(from.getTime() + 24 * hourMs, latestTime));
-  if (to.getTime() <= from.getTime()) throw invalidParameter('availableTo', 'availableTo must be after availableFrom.', 'before_start');
-  if (to.getTime() - from.getTime() > maxBookableWindowDays * 24 * hourMs) {
-    throw invalidParameter('availableTo', `availableTo is at most ${maxBookableWindowDays} days after availableFrom.`, 'out_of_range');
+  if (to.getTime() <= from.getTime()) {
+    throw invalidParameter('availableTo', `availableTo must be after availableFrom${availableFrom == null ? ' (now, when it is not given)' : ''}.`, 'before_start');
   }
-  return { partySize: availableFor, from, to };
+  // What is weighed is what has not started: a window that began earlier is read, and measured, from now.
+  const ahead = new Date(Math.max(from.getTime(), now.getTime()));
+  if (to.getTime() - ahead.getTime() > maxBookableWindowDays * 24 * hourMs) {
+    throw invalidParameter('availableTo', `availableTo is at most ${maxBookableWindowDays} days after availableFrom, or after now for a window that has begun.`, 'out_of_range');
+  }
+  return { partySize: availableFor, from: ahead, to };
 }
 
 /**

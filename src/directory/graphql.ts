@@ -266,7 +266,10 @@ builder.queryFields((t) => {
       extensions: { ...cachedUnderDataVersion(servicesDataVersion), ...rangeExtension(partySizeRange) },
     }),
     availableFrom: t.arg({ type: 'DateTime', description: 'Start of the availability window; default now.' }),
-    availableTo: t.arg({ type: 'DateTime', description: 'End of the availability window (slots start before it); default a day after its start, at most 7 days after it.' }),
+    availableTo: t.arg({
+      type: 'DateTime',
+      description: 'End of the availability window (slots start before it); default a day after its start, at most 7 days after it (or after now, for a window that has begun).',
+    }),
   };
   return {
     events: t.prismaConnection({

@@ -311,6 +311,14 @@ describe('available_for on GET /api/v1/attractions', () => {
         query,
       ).toContain(field);
     }
+    // A window that began days ago is measured from now: what has not started is at most 7 days.
+    const days = (count: number) => new Date(Date.now() + count * 86_400_000).toISOString();
+    expect((await directory('GET', `/api/v1/attractions?available_for=2&available_from=${days(-6)}&available_to=${days(1)}&limit=1`)).status).toBe(200);
+    const ahead = await directory('GET', `/api/v1/attractions?available_for=2&available_from=${days(-6)}&available_to=${days(8)}&limit=1`);
+    expect([ahead.status, ahead.body.errors?.[0]?.field]).toEqual([400, 'available_to']);
+    // A past available_to with no available_from is before the window's default start, now.
+    const past = await directory('GET', `/api/v1/attractions?available_for=2&available_to=${days(-1)}`);
+    expect(past.body.errors?.[0]?.message).toBe('available_to must be after available_from (now, when it is not given).');
     // An integer too large for the schema is said to be one, however many digits it has.
     for (const party of ['3000000000', '99999999999999999']) {
       const response = await directory('GET', `/api/v1/attractions?available_for=${party}`);
