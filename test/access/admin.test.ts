@@ -4,6 +4,7 @@ import { ensureOperatorKey } from '../../src/access/provisioning.js';
 import { openSocket } from './connections.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { bearer, postGraphQL } from './requests.js';
+import { cursorOfRecord } from '../support/http.js';
 
 let server: TestServer;
 let adminKey: string;
@@ -298,7 +299,7 @@ describe('operator routes (/v1/admin)', () => {
   });
 
   it('refuses a cursor naming no record with 400 on cursor, on every operator list and on services', async () => {
-    const madeUp = (id: string) => encodeURIComponent(Buffer.from(`GPC:S:${id}`).toString('base64'));
+    const madeUp = (id: string) => encodeURIComponent(cursorOfRecord(id));
     for (const path of [
       `/v1/admin/accounts?cursor=${madeUp('acct_0000000000doesnotexist')}`,
       `/v1/admin/api_keys?cursor=${madeUp('key_0000000000doesnotexist')}`,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fastPaths } from '../../src/fast-paths.js';
-import { apiClient, type ApiCall } from '../support/http.js';
+import { apiClient, cursorOfRecord, type ApiCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -139,7 +139,7 @@ describe('GET /api/v1/events', () => {
   });
 
   it('refuses a cursor naming no record with 400 on cursor, and answers past the last record with an empty last page', async () => {
-    const cursorOf = (id: string) => encodeURIComponent(Buffer.from(`GPC:S:${id}`).toString('base64'));
+    const cursorOf = (id: string) => encodeURIComponent(cursorOfRecord(id));
     const noEvent = cursorOf('ev_0000000000doesnotexist');
     const noAttraction = cursorOf('at_0000000000doesnotexist');
     for (const path of [
@@ -157,7 +157,7 @@ describe('GET /api/v1/events', () => {
     }
     const graphql = await call('POST', '/graphql', {
       query: 'query($after: String) { events(first: 2, after: $after) { edges { node { id } } } }',
-      variables: { after: decodeURIComponent(noEvent) },
+      variables: { after: cursorOfRecord('ev_0000000000doesnotexist') },
     });
     expect(graphql.body.errors[0].extensions.code).toBe('invalid_parameter');
 

@@ -17,6 +17,9 @@ export function apiClient(baseUrl: string, key: string) {
 
 export type ApiCall = ReturnType<typeof apiClient>;
 
+/** The cursor a list page answers for the record `id` (plugin-prisma's), as GraphQL takes it: percent-encode it for a query string. */
+export const cursorOfRecord = (id: string) => Buffer.from(`GPC:S:${id}`).toString('base64');
+
 /** A booking's customer, as tests send it. */
 export const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
 
