@@ -1,12 +1,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, relative } from 'node:path';
 import { createDemoAccount, ensureOperatorKey, type DemoAccount } from './access/provisioning.js';
 import { ConfigurationError, type Config } from './config.js';
 import { closedWithinGrace, openDatabase, parseDatabaseUrl, whileLocked, type Database, type DatabaseConfig, type OpenOptions } from './db/connection.js';
 import { unappliedMigrations } from './db/migrations-folder.js';
 import { isDatabaseEmpty, seedDatabase } from './db/seed.js';
-import { loadStarter } from './db/starter.js';
+import { loadStarter, starterPaths } from './db/starter.js';
 import type { PrismaClient } from './generated/prisma/client.js';
+import { projectRoot } from './shared/project-root.js';
 import { createSecretBox, isSealed, randomSecretsKey, sealedPrefix, secretsKeyBytes, type SecretBox } from './shared/secrets.js';
 
 /** Where the embedded database keeps the demo credentials, so every start can show them again. */
@@ -128,7 +129,7 @@ export async function prepareDatabase(config: Config, log: (line: string) => voi
     deadlines: config,
     role: 'hallowgate server',
     whenInUse: 'stop it first, or run both on PostgreSQL (DATABASE_URL): the embedded database serves one process at a time',
-    ...(shouldSeed ? { starter: loadStarter } : {}),
+    starter: () => loadStarter(shouldSeed ? 'seeded' : 'migrated'),
   });
   try {
     const secrets = createSecretBox(keyFromSettings ?? (await loadSecretsKey(config, databaseConfig)));
@@ -138,9 +139,11 @@ export async function prepareDatabase(config: Config, log: (line: string) => voi
       'hallowgate:bootstrap',
       async () => {
         await encryptStoredSecrets(database.prisma, secrets);
-        if (database.fromStarter) log('database made from the seeded starter (build/starter/pglite.tar.gz)');
-        if (database.fromStarter || (shouldSeed && (await isDatabaseEmpty(database.prisma)))) {
-          if (!database.fromStarter) await seedDatabase(database.prisma, { log });
+        const fromSeededStarter = shouldSeed && database.fromStarter;
+        if (database.fromStarter)
+          log(`database made from the ${shouldSeed ? 'seeded' : 'migrated'} starter (${relative(projectRoot, starterPaths[shouldSeed ? 'seeded' : 'migrated'])})`);
+        if (fromSeededStarter || (shouldSeed && (await isDatabaseEmpty(database.prisma)))) {
+          if (!fromSeededStarter) await seedDatabase(database.prisma, { log });
           const demo = await createDemoAccount(database.prisma, secrets, [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`]);
           if (databaseConfig.kind === 'pglite' && databaseConfig.dataDir) {
             await mkdir(dirname(demoFile), { recursive: true });

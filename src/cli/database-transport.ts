@@ -1,5 +1,6 @@
 import { turnsOfPool } from '../graphql/fair-turns.js';
 import { checkSecretsKey, loadSecretsKey, openMigratedDatabase } from '../bootstrap.js';
+import { loadStarter } from '../db/starter.js';
 import { loadConfig } from '../config.js';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
@@ -31,6 +32,8 @@ export async function databaseTransport(env: NodeJS.ProcessEnv): Promise<Transpo
     role: 'hallowgate CLI',
     whenInUse: 'stop it or use --server <url> to work through it',
     poolSize: config.DATABASE_POOL_SIZE,
+    // A new embedded database (pglite:memory, a data directory no server made yet) is made migrated; only a server seeds one.
+    starter: () => loadStarter('migrated'),
   });
   let secrets: SecretBox;
   try {

@@ -51,7 +51,7 @@ export interface Database {
    * (src/db/sql-reads/); Prisma's client itself when the direct-reads fast path is off.
    */
   directReads: DirectReads;
-  /** The embedded database was new and made from the seeded starter (OpenOptions.starter). */
+  /** The embedded database was new and made from a starter (OpenOptions.starter). */
   fromStarter: boolean;
   close(): Promise<void>;
 }
@@ -80,7 +80,7 @@ export interface OpenOptions {
   role?: string;
   /** What this process's user can do when another holds the embedded database (the CLI can go through the server). */
   whenInUse?: string;
-  /** A migrated and seeded database to make a new embedded one from (in memory, or a data directory without one yet). */
+  /** A dumped database (src/db/starter.ts) to make a new embedded one from (in memory, or a data directory without one yet), instead of creating one. */
   starter?: () => Promise<Blob | undefined>;
 }
 

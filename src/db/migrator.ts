@@ -166,10 +166,16 @@ export async function applyMigrations(database: Pick<Database, 'config' | 'pglit
   }
 }
 
-/** SQL that would bring the migrations folder up to prisma/schema.prisma; empty when they agree. */
-export async function pendingSchemaChanges(migrationsDir = defaultMigrationsDir): Promise<string> {
+/** A new, empty PGlite for the diff to replay the migrations in. */
+export type ScratchDatabase = () => Promise<PGlite>;
+
+/**
+ * SQL that would bring the migrations folder up to prisma/schema.prisma; empty when they agree. The
+ * migrations are replayed in a `scratch` database, a new PGlite unless one is given.
+ */
+export async function pendingSchemaChanges(migrationsDir = defaultMigrationsDir, newScratch: ScratchDatabase = () => PGlite.create()): Promise<string> {
   const migrationsList = await readMigrations(migrationsDir);
-  const scratch = await PGlite.create();
+  const scratch = await newScratch();
   try {
     const factory = migrationAdapterFactory(
       () => new PrismaPGlite(scratch).connect(),
@@ -196,9 +202,9 @@ function timestamp(now: Date): string {
 }
 
 /** Writes prisma/migrations/<timestamp>_<name>/migration.sql for the schema changes; null when there are none. */
-export async function createMigration(name: string, migrationsDir = defaultMigrationsDir, now = new Date()): Promise<string | null> {
+export async function createMigration(name: string, migrationsDir = defaultMigrationsDir, now = new Date(), newScratch?: ScratchDatabase): Promise<string | null> {
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error('A migration name uses only a-z, 0-9 and _.');
-  const sql = await pendingSchemaChanges(migrationsDir);
+  const sql = await pendingSchemaChanges(migrationsDir, newScratch);
   if (!sql.trim()) return null;
   const directory = join(migrationsDir, `${timestamp(now)}_${name}`);
   await mkdir(directory, { recursive: true });

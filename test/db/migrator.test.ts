@@ -8,6 +8,7 @@ import { openDatabase, type Database } from '../../src/db/connection.js';
 import { defaultMigrationsDir, unappliedMigrations } from '../../src/db/migrations-folder.js';
 import { applyMigrations, createMigration, pendingSchemaChanges } from '../../src/db/migrator.js';
 import { randomToken } from '../../src/shared/ids.js';
+import { newPristinePglite, openPristinePglite } from '../support/database.js';
 import { requireService } from '../support/services.js';
 import { withDatabase } from '../support/snapshots.js';
 
@@ -51,7 +52,7 @@ async function emptyPostgres(serverUrl: string): Promise<Database> {
 }
 
 async function emptyPglite(): Promise<Database> {
-  const database = await openDatabase({ kind: 'pglite', dataDir: undefined });
+  const database = await openPristinePglite();
   cleanups.push(() => database.close());
   return database;
 }
@@ -139,20 +140,21 @@ describe('migrations and the schema', () => {
     expect(await pendingSchemaChanges()).toBe('');
   });
 
-  // Three schema-engine diffs over every shipped migration: tens of seconds of WASM on a busy machine.
+  // Four schema-engine diffs over every shipped migration, each in a scratch PGlite loaded from the
+  // pristine snapshot rather than made by initdb (the drift check above covers the default).
   it('writes the missing migration in Prisma’s layout when the folder lags the schema', { timeout: 180_000 }, async () => {
     const directory = await mkdtemp(join(tmpdir(), 'hallowgate-lagging-'));
     cleanups.push(() => rm(directory, { recursive: true, force: true }));
     for (const name of shipped.slice(0, -1)) await cp(join(defaultMigrationsDir, name), join(directory, name), { recursive: true });
 
-    const missing = await pendingSchemaChanges(directory);
+    const missing = await pendingSchemaChanges(directory, newPristinePglite);
     expect(missing).not.toBe('');
-    const written = await createMigration('catch_up', directory, new Date('2099-01-02T03:04:05Z'));
+    const written = await createMigration('catch_up', directory, new Date('2099-01-02T03:04:05Z'), newPristinePglite);
     expect(written).toBe(join(directory, '20990102030405_catch_up'));
     expect(await readFile(join(written!, 'migration.sql'), 'utf8')).toBe(missing);
     expect(await readFile(join(directory, 'migration_lock.toml'), 'utf8')).toContain('provider = "postgresql"');
-    expect(await pendingSchemaChanges(directory)).toBe('');
-    expect(await createMigration('nothing_to_do', directory)).toBeNull();
+    expect(await pendingSchemaChanges(directory, newPristinePglite)).toBe('');
+    expect(await createMigration('nothing_to_do', directory, new Date(), newPristinePglite)).toBeNull();
   });
 
   it('refuses a migration name that is not snake_case', async () => {

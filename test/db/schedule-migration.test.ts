@@ -2,7 +2,7 @@ import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/connection.js';
+import { openPristinePglite } from '../support/database.js';
 import { defaultMigrationsDir } from '../../src/db/migrations-folder.js';
 import { applyMigrations } from '../../src/db/migrator.js';
 
@@ -19,7 +19,7 @@ it('gives rows written before schedules existed their defaults: places per slot,
   for (const entry of await readdir(defaultMigrationsDir)) {
     if (entry < migration) await cp(join(defaultMigrationsDir, entry), join(before, entry), { recursive: true });
   }
-  const database = await openDatabase({ kind: 'pglite', dataDir: undefined });
+  const database = await openPristinePglite();
   cleanups.push(() => database.close());
   await applyMigrations(database, before);
   const pglite = database.pglite!;

@@ -8,6 +8,7 @@ const directory = mkdtempSync(join(tmpdir(), 'hallowgate-starter-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 const demoKeyOf = (output: string) => /demo API key: (key_\w+\.sk_[\w-]+)/.exec(output)?.[1];
+const operatorKey = 'key_ops.123e4567-e89b-12d3-a456-426614174000';
 
 describe('a first embedded start (npm start on a fresh clone)', () => {
   it('makes the database from the seeded starter, with a demo key of its own that reads the directory, and keeps it across a restart', async () => {
@@ -47,6 +48,25 @@ describe('a first embedded start (npm start on a fresh clone)', () => {
       await first.stop();
       expect(key).toBeDefined();
       expect(key).not.toBe(firstKey);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  it('makes a database that is not to be seeded from the migrated starter: the schema, no directory, no demo account', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'hallowgate-starter-'));
+    try {
+      const server = await startServerProcess({ DATABASE_URL: '', SEED_ON_START: 'never', ADMIN_API_KEY: operatorKey }, { cwd: other });
+      try {
+        expect(server.startupOutput).toContain('database made from the migrated starter (build/starter/pglite-migrated.tar.gz)');
+        expect(demoKeyOf(server.startupOutput)).toBeUndefined();
+        // Migrated: the operators' routes read their tables; not seeded: no account but the operator's own, so no demo.
+        const accounts = await fetch(`${server.url}/v1/admin/accounts`, { headers: { authorization: `Bearer ${operatorKey}` } });
+        expect(accounts.status).toBe(200);
+        expect(((await accounts.json()) as { data: { id: string }[] }).data.map((account) => account.id)).toEqual(['acct_operator']);
+      } finally {
+        await server.stop();
+      }
     } finally {
       rmSync(other, { recursive: true, force: true });
     }

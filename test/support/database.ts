@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openDatabase, type Database, type DatabaseDeadlines, type StatementListener } from '../../src/db/connection.js';
@@ -39,6 +40,18 @@ export async function openTestDatabase(options: TestDatabaseOptions): Promise<Da
       await withAdmin(serverUrl, (admin) => admin.query(`drop database if exists "${name}" with (force)`));
     },
   };
+}
+
+const pristineImage = () => new Blob([readFileSync(inject('pgliteSnapshots').pristine)]);
+
+/** An in-memory PGlite as PGlite creates it, before any migration (for tests of the migrator), made in about a second instead of initdb's several. */
+export function openPristinePglite(): Promise<Database> {
+  return openDatabase({ kind: 'pglite', dataDir: undefined, loadDataDir: pristineImage() });
+}
+
+/** The same, bare: a scratch database for the migrator's diffs (ScratchDatabase). */
+export function newPristinePglite(): Promise<PGlite> {
+  return PGlite.create({ loadDataDir: pristineImage() });
 }
 
 async function withAdmin<T>(serverUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {

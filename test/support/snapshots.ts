@@ -26,9 +26,15 @@ export function withDatabase(serverUrl: string, database: string): string {
   return url.toString();
 }
 
+/** Paths of PGlite data-dir dumps: as created (before any migration), migrated, and migrated + seeded. */
+export interface PgliteSnapshots {
+  pristine: string;
+  empty: string;
+  seeded: string;
+}
+
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Paths of PGlite data-dir dumps: migrated, and migrated + seeded. */
-    pgliteSnapshots: { empty: string; seeded: string };
+    pgliteSnapshots: PgliteSnapshots;
   }
 }
