@@ -17,6 +17,22 @@ export interface Metrics {
 
 const maxOperationLabels = 200;
 
+/**
+ * The process's own metrics (CPU, memory, event loop, GC: prom-client's defaults), collected once per
+ * process and shown by every app in it. The GC metric observes through a PerformanceObserver that
+ * lives as long as the process: an app's own registry there would keep every closed app, and its
+ * database, reachable through it.
+ */
+let processRegistry: Registry | undefined;
+
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 export function createMetrics(sources: {
   /** Pending deliveries of enabled endpoints; settles within a deadline, so a scrape never waits for a hung database. */
   pendingDeliveries(): Promise<number>;
@@ -26,7 +42,7 @@ export function createMetrics(sources: {
   socketOperations(): { running: number; waiting: number };
 }): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const processRegistry = processMetrics();
   const requests = new Counter({
     name: 'hallowgate_http_requests_total',
     help: 'HTTP requests by route (REST template, graphql:<operation>, or other) and status class.',
@@ -101,7 +117,7 @@ export function createMetrics(sources: {
 
   return {
     contentType: registry.contentType,
-    render: () => registry.metrics(),
+    render: () => Registry.merge([processRegistry, registry]).metrics(),
     observeRequest(route, status, seconds) {
       const label = bounded(route);
       requests.inc({ route: label, status_class: `${Math.floor(status / 100)}xx` });
