@@ -1,6 +1,6 @@
 import type { ApiKey } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
-import { keysetPage } from '../graphql/keyset-pages.js';
+import { pageById } from '../graphql/keyset-pages.js';
 import type { Context } from '../graphql/context.js';
 import { createAccount, createWidgetToken, issueApiKey, revokeApiKey, revokeWidgetToken, rotateApiKey } from './admin.js';
 import { ApiKeyNode, PlanEnum } from './graphql-types.js';
@@ -71,10 +71,8 @@ builder.queryFields((t) => ({
     cursor: 'id',
     authScopes: adminOnly,
     description: 'Every account (operators).',
-    resolve: async (query, _root, _args, context) => {
-      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.account.findUnique({ where: { id }, select: { id: true } }))?.id);
-      return context.prisma.account.findMany({ ...page, where: past ? { id: past } : {}, orderBy: { id: 'asc' } });
-    },
+    resolve: async (query, _root, _args, context) =>
+      context.prisma.account.findMany(await pageById(query, {}, (where) => context.prisma.account.findUnique({ where, select: { id: true } }))),
   }),
   apiKeys: t.prismaConnection({
     type: 'ApiKey',
@@ -82,15 +80,10 @@ builder.queryFields((t) => ({
     authScopes: adminOnly,
     description: 'API keys, revoked ones included, optionally of one account (operators).',
     args: { accountId: t.arg.id() },
-    resolve: async (query, _root, args, context) => {
-      const listed = args.accountId ? { accountId: args.accountId } : {};
-      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.apiKey.findFirst({ where: { id, ...listed }, select: { id: true } }))?.id);
-      return context.prisma.apiKey.findMany({
-        ...page,
-        where: { ...listed, ...(past ? { id: past } : {}) },
-        orderBy: { id: 'asc' },
-      });
-    },
+    resolve: async (query, _root, args, context) =>
+      context.prisma.apiKey.findMany(
+        await pageById(query, args.accountId ? { accountId: args.accountId } : {}, (where) => context.prisma.apiKey.findFirst({ where, select: { id: true } })),
+      ),
   }),
   widgetTokens: t.prismaConnection({
     type: 'WidgetToken',
@@ -98,15 +91,10 @@ builder.queryFields((t) => ({
     authScopes: adminOnly,
     description: 'Widget tokens, optionally of one account (operators).',
     args: { accountId: t.arg.id() },
-    resolve: async (query, _root, args, context) => {
-      const listed = args.accountId ? { accountId: args.accountId } : {};
-      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.widgetToken.findFirst({ where: { id, ...listed }, select: { id: true } }))?.id);
-      return context.prisma.widgetToken.findMany({
-        ...page,
-        where: { ...listed, ...(past ? { id: past } : {}) },
-        orderBy: { id: 'asc' },
-      });
-    },
+    resolve: async (query, _root, args, context) =>
+      context.prisma.widgetToken.findMany(
+        await pageById(query, args.accountId ? { accountId: args.accountId } : {}, (where) => context.prisma.widgetToken.findFirst({ where, select: { id: true } })),
+      ),
   }),
 }));
 

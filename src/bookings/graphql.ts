@@ -5,7 +5,7 @@ import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { pageSizes, readsOwnCursors } from '../graphql/argument-checks.js';
 import { hasScope, insufficientScope } from '../access/principal.js';
 import { builder, listOfAtMost, nodeScope } from '../graphql/builder.js';
-import { keysetPage } from '../graphql/keyset-pages.js';
+import { pageById } from '../graphql/keyset-pages.js';
 import { upperCaseEnum } from '../graphql/enums.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { inputRules } from '../graphql/input-coercion.js';
@@ -264,12 +264,8 @@ builder.queryFields((t) => ({
     resolve: async (query, _root, args, context) => {
       // Ordered by id, the cursor's own key: a service stays in its attraction's list, so a cursor names one of it.
       const listed = args.attractionId ? { attractionId: String(args.attractionId) } : {};
-      const { page, past } = await keysetPage(query, async (id) => (await context.prisma.service.findFirst({ where: { id, ...listed }, select: { id: true } }))?.id);
-      return context.services.directReads.findMany(context.prisma.service, 'Service', {
-        ...page,
-        where: { ...listed, ...(past ? { id: past } : {}) },
-        orderBy: { id: 'asc' },
-      });
+      const page = await pageById(query, listed, (where) => context.prisma.service.findFirst({ where, select: { id: true } }));
+      return context.services.directReads.findMany(context.prisma.service, 'Service', page);
     },
   }),
   service: t.prismaField({

@@ -31,6 +31,19 @@ export async function keysetPage<Query extends CursorPage, Value extends string 
 }
 
 /**
+ * keysetPage for a list ordered by its records' ids alone, within `listed` (one account's, say): the
+ * arguments of its findMany. `idWithin` finds the cursor's record within the list.
+ */
+export async function pageById<Query extends CursorPage, Listed extends object>(
+  query: Query,
+  listed: Listed,
+  idWithin: (where: Listed & { id: string }) => Promise<{ id: string } | null>,
+): Promise<Omit<Query, 'cursor' | 'skip'> & { where: Listed & { id?: KeyCondition<string> }; orderBy: { id: 'asc' } }> {
+  const { page, past } = await keysetPage(query, async (id) => (await idWithin({ ...listed, id }))?.id);
+  return { ...page, where: { ...listed, ...(past ? { id: past } : {}) }, orderBy: { id: 'asc' } };
+}
+
+/**
  * For lists in an order of several keys, which still page by Prisma's cursor (continuing from its
  * record's values as they are now): a cursor whose record no longer exists, or never did, leaves
  * Prisma an empty page, which a client reads as the list's end. That page is refused instead.
