@@ -42,7 +42,6 @@ export function createMetrics(sources: {
   socketOperations(): { running: number; waiting: number };
 }): Metrics {
   const registry = new Registry();
-  const processRegistry = processMetrics();
   const requests = new Counter({
     name: 'hallowgate_http_requests_total',
     help: 'HTTP requests by route (REST template, graphql:<operation>, or other) and status class.',
@@ -117,7 +116,7 @@ export function createMetrics(sources: {
 
   return {
     contentType: registry.contentType,
-    render: () => Registry.merge([processRegistry, registry]).metrics(),
+    render: () => Registry.merge([processMetrics(), registry]).metrics(),
     observeRequest(route, status, seconds) {
       const label = bounded(route);
       requests.inc({ route: label, status_class: `${Math.floor(status / 100)}xx` });
