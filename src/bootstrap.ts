@@ -5,7 +5,7 @@ import { ConfigurationError, type Config } from './config.js';
 import { closedWithinGrace, openDatabase, parseDatabaseUrl, whileLocked, type Database, type DatabaseConfig, type OpenOptions } from './db/connection.js';
 import { unappliedMigrations } from './db/migrations-folder.js';
 import { isDatabaseEmpty, seedDatabase } from './db/seed.js';
-import { loadStarter, starterPaths } from './db/starter.js';
+import { loadStarter, starterPaths, type StarterKind } from './db/starter.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { projectRoot } from './shared/project-root.js';
 import { createSecretBox, isSealed, randomSecretsKey, sealedPrefix, secretsKeyBytes, type SecretBox } from './shared/secrets.js';
@@ -121,6 +121,8 @@ function announceDemo(demo: Omit<DemoAccount, 'accountId'>, port: number, log: (
 export async function prepareDatabase(config: Config, log: (line: string) => void): Promise<Database & { secrets: SecretBox }> {
   const databaseConfig = parseDatabaseUrl(config.DATABASE_URL);
   const shouldSeed = config.SEED_ON_START === 'always' || (config.SEED_ON_START === 'auto' && databaseConfig.kind === 'pglite');
+  // A new embedded database is made from the starter it will be: seeded, or only migrated.
+  const starter: StarterKind = shouldSeed ? 'seeded' : 'migrated';
   // A key that needs no file (a setting, or a random one in memory) is checked before the database is.
   const keyFromSettings = databaseConfig.kind === 'pglite' && databaseConfig.dataDir ? undefined : await loadSecretsKey(config, databaseConfig);
   // Opened next: a second process on the embedded database must stop at its lock, having written nothing.
@@ -129,7 +131,7 @@ export async function prepareDatabase(config: Config, log: (line: string) => voi
     deadlines: config,
     role: 'hallowgate server',
     whenInUse: 'stop it first, or run both on PostgreSQL (DATABASE_URL): the embedded database serves one process at a time',
-    starter: () => loadStarter(shouldSeed ? 'seeded' : 'migrated'),
+    starter: () => loadStarter(starter),
   });
   try {
     const secrets = createSecretBox(keyFromSettings ?? (await loadSecretsKey(config, databaseConfig)));
@@ -140,8 +142,7 @@ export async function prepareDatabase(config: Config, log: (line: string) => voi
       async () => {
         await encryptStoredSecrets(database.prisma, secrets);
         const fromSeededStarter = shouldSeed && database.fromStarter;
-        if (database.fromStarter)
-          log(`database made from the ${shouldSeed ? 'seeded' : 'migrated'} starter (${relative(projectRoot, starterPaths[shouldSeed ? 'seeded' : 'migrated'])})`);
+        if (database.fromStarter) log(`database made from the ${starter} starter (${relative(projectRoot, starterPaths[starter])})`);
         if (fromSeededStarter || (shouldSeed && (await isDatabaseEmpty(database.prisma)))) {
           if (!fromSeededStarter) await seedDatabase(database.prisma, { log });
           const demo = await createDemoAccount(database.prisma, secrets, [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`]);
