@@ -4,7 +4,7 @@ import { ensureOperatorKey } from '../../src/access/provisioning.js';
 import { openSocket } from './connections.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { bearer, postGraphQL } from './requests.js';
-import { cursorOfRecord } from '../support/http.js';
+import { cursorParamOf } from '../support/http.js';
 
 let server: TestServer;
 let adminKey: string;
@@ -299,12 +299,11 @@ describe('operator routes (/v1/admin)', () => {
   });
 
   it('refuses a cursor naming no record with 400 on cursor, on every operator list and on services', async () => {
-    const madeUp = (id: string) => encodeURIComponent(cursorOfRecord(id));
     for (const path of [
-      `/v1/admin/accounts?cursor=${madeUp('acct_0000000000doesnotexist')}`,
-      `/v1/admin/api_keys?cursor=${madeUp('key_0000000000doesnotexist')}`,
-      `/v1/admin/widget_tokens?cursor=${madeUp('wt_0000000000doesnotexist')}`,
-      `/v1/services?cursor=${madeUp('svc_0000000000doesnotexist')}`,
+      `/v1/admin/accounts?cursor=${cursorParamOf('acct_0000000000doesnotexist')}`,
+      `/v1/admin/api_keys?cursor=${cursorParamOf('key_0000000000doesnotexist')}`,
+      `/v1/admin/widget_tokens?cursor=${cursorParamOf('wt_0000000000doesnotexist')}`,
+      `/v1/services?cursor=${cursorParamOf('svc_0000000000doesnotexist')}`,
     ]) {
       const refused = await admin('GET', path);
       const body = await refused.json();
@@ -314,7 +313,7 @@ describe('operator routes (/v1/admin)', () => {
     const [mine, theirs] = [await newAccount(), await newAccount()];
     await server.createKey({ accountId: mine });
     const theirKey = await server.createKey({ accountId: theirs });
-    const refused = await admin('GET', `/v1/admin/api_keys?account_id=${mine}&cursor=${madeUp(theirKey.keyId)}`);
+    const refused = await admin('GET', `/v1/admin/api_keys?account_id=${mine}&cursor=${cursorParamOf(theirKey.keyId)}`);
     expect([refused.status, (await refused.json()).errors?.[0]?.field]).toEqual([400, 'cursor']);
   });
 

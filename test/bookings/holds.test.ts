@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, cursorOfRecord, futureSlot, type ApiCall } from '../support/http.js';
+import { apiClient, cursorParamOf, futureSlot, type ApiCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createService, customer, graphql } from './fixtures.js';
 
@@ -260,7 +260,7 @@ describe('waitlists', () => {
     const third = await call('GET', `${list}&cursor=${second.body.next_cursor}`);
     expect(third.body).toMatchObject({ has_more: false, data: [{ id: ids[4] }] });
 
-    const madeUp = encodeURIComponent(cursorOfRecord('wle_doesnotexist'));
+    const madeUp = cursorParamOf('wle_doesnotexist');
     const refused = await call('GET', `${list}&cursor=${madeUp}`);
     expect([refused.status, refused.body.code]).toEqual([400, 'invalid_parameter']);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fastPaths } from '../../src/fast-paths.js';
-import { apiClient, cursorOfRecord, type ApiCall } from '../support/http.js';
+import { apiClient, cursorOfRecord, cursorParamOf, type ApiCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -139,9 +139,8 @@ describe('GET /api/v1/events', () => {
   });
 
   it('refuses a cursor naming no record with 400 on cursor, and answers past the last record with an empty last page', async () => {
-    const cursorOf = (id: string) => encodeURIComponent(cursorOfRecord(id));
-    const noEvent = cursorOf('ev_0000000000doesnotexist');
-    const noAttraction = cursorOf('at_0000000000doesnotexist');
+    const noEvent = cursorParamOf('ev_0000000000doesnotexist');
+    const noAttraction = cursorParamOf('at_0000000000doesnotexist');
     for (const path of [
       `/api/v1/events?cursor=${noEvent}`,
       `/api/v1/events?sort=-price_min,title&cursor=${noEvent}`,
@@ -149,8 +148,8 @@ describe('GET /api/v1/events', () => {
       `/api/v1/attractions?cursor=${noAttraction}`,
       `/api/v1/attractions?lat=41.88&lng=-87.63&radius=50&sort=distance&cursor=${noAttraction}`,
       // An event's cursor names no attraction.
-      `/api/v1/attractions?cursor=${cursorOf((await server.prisma.event.findFirstOrThrow()).id)}`,
-      `/api/v1/categories?cursor=${cursorOf('cat_doesnotexist')}`,
+      `/api/v1/attractions?cursor=${cursorParamOf((await server.prisma.event.findFirstOrThrow()).id)}`,
+      `/api/v1/categories?cursor=${cursorParamOf('cat_doesnotexist')}`,
     ]) {
       const refused = await call('GET', path);
       expect([path, refused.status, refused.body.code, refused.body.errors?.[0]?.field]).toEqual([path, 400, 'invalid_parameter', 'cursor']);
@@ -163,7 +162,7 @@ describe('GET /api/v1/events', () => {
 
     const listed = await call('GET', `/api/v1/events?city=${city}&limit=100`);
     expect(listed.body.has_more).toBe(false);
-    const end = await call('GET', `/api/v1/events?city=${city}&cursor=${cursorOf(listed.body.data.at(-1).id)}`);
+    const end = await call('GET', `/api/v1/events?city=${city}&cursor=${cursorParamOf(listed.body.data.at(-1).id)}`);
     expect([end.status, end.body.data, end.body.has_more]).toEqual([200, [], false]);
   });
 

@@ -1,7 +1,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { apiClient, cursorOfRecord, futureSlot, type ApiCall } from '../support/http.js';
+import { apiClient, cursorParamOf, futureSlot, type ApiCall } from '../support/http.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openService } from '../support/bookable.js';
 
@@ -70,7 +70,7 @@ describe('GET /v1/booking_events', () => {
     const theirs = await otherCall('POST', '/v1/bookings', { service_id: serviceId, start_time: futureSlot(64), customer: { name: 'Other', email: 'other@example.com' } });
     const [theirEvent] = (await otherCall('GET', '/v1/booking_events')).body.data.filter((event: EventPayload) => event.data.id === theirs.body.id);
     for (const id of [theirEvent.id, 'msg_0000000000doesnotexist']) {
-      const refused = await call('GET', `/v1/booking_events?cursor=${encodeURIComponent(cursorOfRecord(id))}`);
+      const refused = await call('GET', `/v1/booking_events?cursor=${cursorParamOf(id)}`);
       expect([refused.status, refused.body.code, refused.body.errors?.[0]?.field]).toEqual([400, 'invalid_parameter', 'cursor']);
     }
   });

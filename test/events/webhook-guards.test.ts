@@ -3,7 +3,7 @@ import { describeDeliveryFailure, destinationLookupDeadlineMs, postWebhook } fro
 import { maxEndpointsPerAccount } from '../../src/events/webhooks/endpoints.js';
 import { newWebhookSecret } from '../../src/events/webhooks/signing.js';
 import { newId } from '../../src/shared/ids.js';
-import { apiClient, cursorOfRecord, futureSlot } from '../support/http.js';
+import { apiClient, cursorParamOf, futureSlot } from '../support/http.js';
 import { startReceiver } from '../support/receiver.js';
 import { webhookQueueDepth } from '../support/metrics.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -82,11 +82,11 @@ describe('endpoints per account', () => {
       [call, 'we_zzzz'],
       [strangers, all[2]],
     ] as const) {
-      const refused = await caller('GET', `/v1/webhook_endpoints?limit=2&cursor=${encodeURIComponent(cursorOfRecord(id))}`);
+      const refused = await caller('GET', `/v1/webhook_endpoints?limit=2&cursor=${cursorParamOf(id)}`);
       expect([refused.status, refused.body.code]).toEqual([400, 'invalid_parameter']);
     }
     // An endpoint's deliveries refuse a cursor naming none of them.
-    const madeUp = encodeURIComponent(cursorOfRecord('whd_0000000000doesnotexist'));
+    const madeUp = cursorParamOf('whd_0000000000doesnotexist');
     const deliveries = await call('GET', `/v1/webhook_endpoints/${all[0]}/deliveries?cursor=${madeUp}`);
     expect([deliveries.status, deliveries.body.errors?.[0]?.field]).toEqual([400, 'cursor']);
     expect((await call('GET', `/v1/webhook_endpoints/${all[0]}/deliveries`)).status).toBe(200);

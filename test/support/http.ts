@@ -17,8 +17,11 @@ export function apiClient(baseUrl: string, key: string) {
 
 export type ApiCall = ReturnType<typeof apiClient>;
 
-/** The cursor a list page answers for the record `id` (plugin-prisma's), as GraphQL takes it: percent-encode it for a query string. */
+/** The cursor a list page answers for the record `id` (plugin-prisma's), as GraphQL takes it. */
 export const cursorOfRecord = (id: string) => Buffer.from(`GPC:S:${id}`).toString('base64');
+
+/** The same cursor as a REST `cursor` query value. */
+export const cursorParamOf = (id: string) => encodeURIComponent(cursorOfRecord(id));
 
 /** A booking's customer, as tests send it. */
 export const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
