@@ -3,6 +3,7 @@ import type { AppServices, Context } from '../graphql/context.js';
 import type { BookingEventType } from '../events/kinds.js';
 import { appendLogEvent, bookingEventData, type BookingEventDetails, type LogEventInput } from '../events/log.js';
 import { AppError, someCause } from '../shared/errors.js';
+import { withinRequestTrace } from '../tracing/tracing.js';
 import { bumpAvailability } from './availability.js';
 
 /** How a booking, hold or waitlist change commits: in one transaction with its events, run again after a write conflict, then announced. */
@@ -58,7 +59,7 @@ export async function lockAccountQuotas(tx: Tx, accountId: string): Promise<void
 }
 
 /** What a booking transaction needs: a request's context, or the offers worker's. */
-export type TransactionScope = Pick<Context, 'prisma'> & { services: Pick<AppServices, 'clock' | 'bookingEventBus' | 'availabilityBus'> };
+export type TransactionScope = Pick<Context, 'prisma' | 'requestTrace'> & { services: Pick<AppServices, 'clock' | 'bookingEventBus' | 'availabilityBus'> };
 
 /** What a transaction's work notes as it goes, for the commit: the events to log and the services whose places moved. */
 export interface ChangeRecord {
@@ -94,7 +95,8 @@ export async function inBookingTransaction<T>(context: TransactionScope, work: (
         for (const event of pending) accounts.add(event.accountId);
         for (const accountId of [...accounts].sort()) await lockAccountLog(tx, accountId);
         const logged: BookingEvent[] = [];
-        for (const event of pending) logged.push(await appendLogEvent(tx, event, now));
+        // Within the request's trace, also when the request runs outside it (unsampled): the event keeps it for its deliveries.
+        for (const event of pending) logged.push(await withinRequestTrace(context.requestTrace, () => appendLogEvent(tx, event, now)));
         if (places.size) await bumpAvailability(tx, [...places]);
         return { value, logged };
       }, transactionLimits);

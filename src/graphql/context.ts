@@ -1,3 +1,4 @@
+import type { Context as TraceContext } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Principal } from '../access/principal.js';
@@ -43,6 +44,8 @@ export interface Context {
   streamedEventTraceParent?: string | null | undefined;
   /** The response cache's data versions read for this request: whichever of the HTTP layer, REST and Yoga asks first reads each. */
   dataVersionReads: DataVersionReads;
+  /** The request's trace when its work runs outside the trace context (unsampled, src/tracing/http.ts). */
+  requestTrace?: TraceContext | undefined;
 }
 
 export function createContext(
@@ -51,6 +54,7 @@ export function createContext(
   requestId: string,
   lastEventId: string | null = null,
   dataVersionReads: DataVersionReads = new Map(),
+  requestTrace?: TraceContext,
 ): Context {
-  return { prisma: services.prisma, principal, requestId, services, lastEventId, dataVersionReads };
+  return { prisma: services.prisma, principal, requestId, services, lastEventId, dataVersionReads, requestTrace };
 }

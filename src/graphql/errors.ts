@@ -2,6 +2,7 @@ import { PothosValidationError } from '@pothos/core';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import { AppError, databaseUnavailable, isErrorCode, statusForCode, withEchoesCut, type ErrorCode, type FieldError } from '../shared/errors.js';
+import { withinRequestTrace } from '../tracing/tracing.js';
 import type { Context } from './context.js';
 import { persistedQueryCodes } from './persisted-queries.js';
 
@@ -150,7 +151,7 @@ function logServerError(context: Context, error: unknown) {
   loggedErrors.add(error);
   const cause = error instanceof GraphQLError ? (error.originalError ?? error) : error;
   const path = error instanceof GraphQLError ? error.path : undefined;
-  context.services.logger.error({ err: cause, request_id: context.requestId, path }, 'GraphQL operation failed');
+  withinRequestTrace(context.requestTrace, () => context.services.logger.error({ err: cause, request_id: context.requestId, path }, 'GraphQL operation failed'));
 }
 
 /**

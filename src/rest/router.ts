@@ -18,6 +18,7 @@ import { eventIdLine, eventStreamResponse } from '../server/event-stream.js';
 import { streamedIdOf } from '../events/sse-resume.js';
 import { writeFetchResponse } from '../server/fetch-response.js';
 import { problemFor } from '../server/problem.js';
+import { withinRequestTrace } from '../tracing/tracing.js';
 import { entityTag, isNotModified } from './conditional.js';
 import { compileOperationRoute, type CompiledOperationRoute } from './operation-route.js';
 import { answersWithValidator, isOperationRoute, recordsPath, type HttpMethod, type RestRoute } from './route.js';
@@ -279,7 +280,8 @@ export function createRestRouter(routes: RestRoute[], responseCache: ResponseCac
     const failed = (error: unknown) => {
       // A refusal of the operation (the database unavailable to a read it runs for a notice) comes as a GraphQL error.
       const problem = error instanceof AppError ? error : error instanceof GraphQLError ? problemOf(stream, error) : databaseUnavailable(error);
-      if (!problem || problem.code === 'internal_error') context.services.logger.error({ err: error, request_id: context.requestId }, 'event stream failed');
+      if (!problem || problem.code === 'internal_error')
+        withinRequestTrace(context.requestTrace, () => context.services.logger.error({ err: error, request_id: context.requestId }, 'event stream failed'));
       const sent = problem ?? new AppError('internal_error', 'Something went wrong on our side.');
       return `event: error\ndata: ${JSON.stringify(problemFor(sent, context.requestId))}\n\n`;
     };

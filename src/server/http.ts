@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context as TraceContext } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import { shouldRenderGraphiQL } from 'graphql-yoga';
 import { otherGraphQLRoute, type UsageRecorder } from '../analytics/recorder.js';
@@ -25,7 +26,7 @@ import { publicOriginOf } from './public-url.js';
 import { ambiguousPathRefusal, isAmbiguousPath, malformedQueryParameter } from './request-target.js';
 import type { ServerContext, Yoga } from './yoga.js';
 import { traceRequests } from '../tracing/http.js';
-import { activeTracer } from '../tracing/tracing.js';
+import { activeTracer, withinRequestTrace } from '../tracing/tracing.js';
 
 export interface HttpDependencies {
   services: AppServices;
@@ -150,7 +151,7 @@ export function createRequestHandler(deps: HttpDependencies) {
     if (deps.usage && principal?.kind === 'api_key') trackResponse(deps.usage, response, principal.keyId, () => routeOf(response), startedAt);
   }
 
-  async function serveGraphQL(request: IncomingMessage, response: ServerResponse, url: URL, requestId: string, startedAt: number) {
+  async function serveGraphQL(request: IncomingMessage, response: ServerResponse, url: URL, requestId: string, startedAt: number, requestTrace: TraceContext | undefined) {
     // Media types are case-insensitive and may have spaces around their `;` (RFC 9110 §8.3.1); Yoga's request parsers compare them as written.
     const contentType = request.headers['content-type'];
     if (contentType) {
@@ -208,6 +209,7 @@ export function createRequestHandler(deps: HttpDependencies) {
       dataVersionReads,
       operationRan: (route) => graphqlRoutes.set(response, route),
       cutConnection: () => response.destroy(),
+      requestTrace,
     };
     if (jsonPost) {
       const sendAnswer = (answer: string) => {
@@ -260,7 +262,7 @@ export function createRequestHandler(deps: HttpDependencies) {
     await writeFetchResponse(response, fetchResponse);
   }
 
-  async function serveRest(request: IncomingMessage, response: ServerResponse, url: URL, requestId: string, startedAt: number) {
+  async function serveRest(request: IncomingMessage, response: ServerResponse, url: URL, requestId: string, startedAt: number, requestTrace: TraceContext | undefined) {
     let body: Buffer;
     let admission: Admission;
     try {
@@ -279,14 +281,20 @@ export function createRequestHandler(deps: HttpDependencies) {
       rest.noteRoute(request, response, url);
       throw malformedQuery;
     }
-    const handled = await rest.handle(request, response, url, body, yoga.getEnveloped({ admission, requestId, lastEventId: lastEventIdOf(request.headers['last-event-id']) }));
+    const handled = await rest.handle(
+      request,
+      response,
+      url,
+      body,
+      yoga.getEnveloped({ admission, requestId, lastEventId: lastEventIdOf(request.headers['last-event-id']), requestTrace }),
+    );
     if (handled) return;
     // Without credentials, an unknown path answers 401 like every other: paths are not disclosed to anonymous callers.
     if (!admission.principal) throw unauthenticated('Authenticate with Authorization: Bearer <KEY_ID>.<SECRET>.');
     throw new AppError('not_found', `No route ${echoed(url.pathname)}.`);
   }
 
-  async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function handleRequest(request: IncomingMessage, response: ServerResponse, requestTrace?: TraceContext): Promise<void> {
     const startedAt = performance.now();
     const requestId = requestIdOf(request);
     response.setHeader('x-request-id', requestId);
@@ -331,14 +339,15 @@ export function createRequestHandler(deps: HttpDependencies) {
         response.end();
         return;
       }
-      if (path === '/graphql') return await serveGraphQL(request, response, url, requestId, startedAt);
-      if (path.startsWith('/v1/') || path.startsWith('/api/v1/')) return await serveRest(request, response, url, requestId, startedAt);
+      if (path === '/graphql') return await serveGraphQL(request, response, url, requestId, startedAt, requestTrace);
+      if (path.startsWith('/v1/') || path.startsWith('/api/v1/')) return await serveRest(request, response, url, requestId, startedAt, requestTrace);
       if (deps.serveAsset && (await deps.serveAsset(request, response, url))) return;
       throw new AppError('not_found', `No route ${echoed(path)}.`);
     } catch (error) {
       const problem = error instanceof AppError ? error : (databaseUnavailable(error) ?? new AppError('internal_error', 'Something went wrong on our side.'));
       // A 4xx is the client's mistake and not logged; every 5xx is ours.
-      if (problem.status >= 500 && !wasLogged(error)) services.logger.error({ err: error, request_id: requestId }, `request failed: ${problem.code}`);
+      if (problem.status >= 500 && !wasLogged(error))
+        withinRequestTrace(requestTrace, () => services.logger.error({ err: error, request_id: requestId }, `request failed: ${problem.code}`));
       sendProblem(response, problem, requestId);
     }
   }

@@ -33,6 +33,8 @@ export interface ServerContext extends OperationRouteListener, SubscriptionSlot,
   lastEventId?: string | null;
   /** Cuts the request's connection, its answer unfinished: how a stream ends at shutdown. */
   cutConnection?: () => void;
+  /** The request's trace when its handler runs outside the trace context (unsampled). */
+  requestTrace?: Context['requestTrace'];
 }
 
 export type Yoga = YogaServerInstance<ServerContext, Context>;
@@ -85,8 +87,8 @@ export function createGraphQLServer(
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    context: ({ admission, requestId, request, lastEventId, dataVersionReads }) =>
-      createContext(services, admission.principal, requestId, lastEventId ?? lastEventIdOf(request?.headers.get('last-event-id')), dataVersionReads),
+    context: ({ admission, requestId, request, lastEventId, dataVersionReads, requestTrace }) =>
+      createContext(services, admission.principal, requestId, lastEventId ?? lastEventIdOf(request?.headers.get('last-event-id')), dataVersionReads, requestTrace),
     // The fast paths (src/fast-paths.ts) are plugged in only when HALLOWGATE_FAST_PATHS keeps them on.
     plugins: [
       // First, so every other plugin's work runs inside its spans; only when tracing is on.

@@ -13,13 +13,15 @@ import { contextFromHeaders, linksTo } from './tracing.js';
 type TracedContext = Context & { params?: { operationName?: string | null }; req?: { headers: IncomingHttpHeaders } };
 
 /**
- * The trace an operation's work belongs to: the request's span over HTTP (SSE included); over
- * graphql-ws, which has none, the W3C trace context the socket's upgrade request carried, so a
- * client's trace continues there too. Undefined when there is neither.
+ * The trace an operation's work belongs to: the request's span over HTTP (SSE included), or the trace
+ * of a request run outside the context (unsampled); over graphql-ws, which has neither, the W3C trace
+ * context the socket's upgrade request carried, so a client's trace continues there too. Undefined
+ * when there is none.
  */
 function traceOf(operation: TracedContext): TraceContext | undefined {
   const active = context.active();
   if (trace.getSpan(active)) return active;
+  if (operation.requestTrace) return operation.requestTrace;
   const upgrade = operation.req ? contextFromHeaders(operation.req.headers) : undefined;
   return upgrade && trace.getSpan(upgrade) ? upgrade : undefined;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Context as TraceContext, type Tracer } from '@opentelemetry/api';
 import { secretsInText } from '../access/key-format.js';
 import { isStreamedContentType } from '../server/fetch-response.js';
 import { requestPathOf } from '../server/request-target.js';
@@ -23,7 +23,11 @@ export function tracedPath(target: string): string {
   return kept.replace(secretsInText, 'REDACTED');
 }
 
-export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+/**
+ * Answers a request. `requestTrace` is given when the request is traced but its handler runs outside
+ * OpenTelemetry's context (the sampler left it out): what names the request's trace takes it from there.
+ */
+export type RequestHandler = (request: IncomingMessage, response: ServerResponse, requestTrace?: TraceContext) => Promise<void>;
 
 /**
  * `handle` with a SERVER span around each request: it continues the caller's trace when the request
@@ -39,9 +43,11 @@ export function traceRequests(tracer: Tracer, handle: RequestHandler, routeOf: (
     const spanContext = trace.setSpan(parent, span);
     const traceParent = withTraceHeaders(spanContext, {})['traceparent'];
     if (traceParent) response.setHeader('traceresponse', traceParent);
+    // A request the sampler left out records nothing, so its span needs no ending, and its handler
+    // runs outside the context: no seam under it (GraphQL phase, statement, command) looks for a span
+    // to start one under. It is handed its trace for what names it later (the events it logs).
+    if (!span.isRecording()) return handle(request, response, spanContext);
     const ended = () => {
-      // An unsampled request's span keeps nothing: it is ended without reading the answer.
-      if (!span.isRecording()) return span.end();
       const route = routeOf(response);
       if (route) {
         span.updateName(`${method} ${route}`);

@@ -159,6 +159,16 @@ export function currentTraceParent(): string | null {
   return carrier['traceparent'] ?? null;
 }
 
+/**
+ * Runs `work` within `requestTrace`, the trace of a request whose handler runs outside
+ * OpenTelemetry's context (one the sampler left out, src/tracing/http.ts); as it is without one.
+ * For the work of such a request that names its trace later or elsewhere: the event it logs (and so
+ * its webhook deliveries), a test delivery it sends, a log line it writes.
+ */
+export function withinRequestTrace<T>(requestTrace: TraceContext | undefined, work: () => T): T {
+  return requestTrace ? context.with(requestTrace, work) : work();
+}
+
 /** The trace context W3C headers carry (`traceparent`, `tracestate`), continued from; the root when they carry none, or tracing is off. */
 export function contextFromHeaders(headers: Record<string, string | string[] | undefined>): TraceContext {
   return active ? active.propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter) : ROOT_CONTEXT;

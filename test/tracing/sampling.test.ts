@@ -1,4 +1,5 @@
-import type { Span } from '@opentelemetry/api';
+import { Writable } from 'node:stream';
+import { context, type Span } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { samplingOf, tracesProtocolOf, tracesUrlOf } from '../../src/tracing/settings.js';
@@ -13,11 +14,18 @@ describe('a sampler that keeps nothing', () => {
   let collector: OtlpReceiver;
   let tracing: Tracing;
   let server: TestServer;
+  const logLines: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
     collector = await startOtlpReceiver();
     tracing = (await startTracing(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`, OTEL_TRACES_SAMPLER: 'always_off' })))!;
-    server = await startTestServer({ seed: true });
+    const logStream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logLines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+        done();
+      },
+    });
+    server = await startTestServer({ seed: true, logStream, config: { LOG_LEVEL: 'info' } });
   });
   afterAll(async () => {
     await server?.close();
@@ -55,6 +63,60 @@ describe('a sampler that keeps nothing', () => {
       expect(startSpan.mock.results.map(({ value }) => (value as Span).isRecording())).toEqual([false, false]);
     } finally {
       startSpan.mockRestore();
+    }
+  });
+
+  it('answers an unsampled request outside the trace context: no work of a read enters it', async () => {
+    const call = apiClient(server.url, (await server.createKey({ scopes: ['directory:read'] })).key);
+    const enter = vi.spyOn(context, 'with');
+    try {
+      const rest = await call('GET', '/api/v1/events?limit=2&include=categories');
+      expect(rest.status).toBe(200);
+      const graphql = await call('POST', '/graphql', { query: '{ events(first: 2) { edges { node { id categories { id } } } } }' });
+      expect(graphql.body.data.events.edges).toHaveLength(2);
+      expect(rest.headers.get('traceresponse')).toMatch(/-00$/);
+      expect(enter).not.toHaveBeenCalled();
+    } finally {
+      enter.mockRestore();
+    }
+  });
+
+  it("still names an unsampled request's trace in the log lines of its failures", async () => {
+    const call = apiClient(server.url, (await server.createKey({ scopes: ['directory:read'] })).key);
+    // Never used, so its check reads the keys' table.
+    const unchecked = apiClient(server.url, (await server.createKey({ scopes: ['directory:read'] })).key);
+    const serviceId = await openService(server.prisma);
+    const { key: bookingsKey } = await server.createKey();
+    // Unexpected database failures: the tables of the categories and slots, then of the keys, are gone.
+    await server.prisma.$executeRawUnsafe('ALTER TABLE categories RENAME TO categories_gone');
+    await server.prisma.$executeRawUnsafe('ALTER TABLE booking_slots RENAME TO booking_slots_gone');
+    const failed: { status: number; headers: Headers; body?: unknown }[] = [];
+    try {
+      failed.push(await call('GET', '/api/v1/categories'), await call('POST', '/graphql', { query: '{ categories { edges { node { id } } } }' }));
+      // An event stream that fails once open: its error is an event of the stream.
+      const stream = await fetch(`${server.url}/v1/services/${serviceId}/availability?start_date=2027-10-30&end_date=2027-10-30`, {
+        headers: { authorization: `Bearer ${bookingsKey}`, accept: 'text/event-stream' },
+      });
+      expect(await stream.text()).toMatch(/^event: error\ndata: .*"internal_error"/m);
+      failed.push(stream);
+      await server.prisma.$executeRawUnsafe('ALTER TABLE api_keys RENAME TO api_keys_gone');
+      // Refused before any operation runs: the HTTP layer writes its line.
+      failed.push(await unchecked('GET', '/api/v1/events'));
+    } finally {
+      await server.prisma.$executeRawUnsafe('ALTER TABLE IF EXISTS api_keys_gone RENAME TO api_keys');
+      await server.prisma.$executeRawUnsafe('ALTER TABLE booking_slots_gone RENAME TO booking_slots');
+      await server.prisma.$executeRawUnsafe('ALTER TABLE categories_gone RENAME TO categories');
+    }
+    expect(failed.map((response) => response.status)).toEqual([500, 200, 200, 500]);
+    expect((failed[1]!.body as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('internal_error');
+    // Each failure's own line, by whoever writes it (the operation, the stream, the HTTP layer), names the request's span.
+    const messages = ['GraphQL operation failed', 'GraphQL operation failed', 'event stream failed', 'request failed: internal_error'];
+    for (const [index, response] of failed.entries()) {
+      const [, traceId, spanId] = response.headers.get('traceresponse')!.split('-');
+      const requestId = response.headers.get('x-request-id');
+      const lineOf = () => logLines.find((line) => line['level'] === 50 && line['request_id'] === requestId && line['msg'] === messages[index]);
+      await expect.poll(lineOf, { message: `the line "${messages[index]}"` }).toBeDefined();
+      expect(lineOf()).toMatchObject({ trace_id: traceId, span_id: spanId });
     }
   });
 });

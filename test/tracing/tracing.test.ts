@@ -449,6 +449,33 @@ describe('tracing a webhook delivery', () => {
   });
 });
 
+describe('tracing a test event', () => {
+  it("is linked to the request that sent it, also when the request's caller left its trace unsampled", async () => {
+    const hooks = await startReceiver();
+    try {
+      const endpoint = await call('POST', '/v1/webhook_endpoints', { url: hooks.url, events: ['booking.created'] });
+      expect(endpoint.status).toBe(201);
+      const callerTrace = 'c0ffee00c0ffee00c0ffee00c0ffee00';
+      const sent = await call('POST', `/v1/webhook_endpoints/${endpoint.body.id}/test`, { event: 'booking.created' }, { traceparent: `00-${callerTrace}-0123456789abcdef-00` });
+      expect(sent.status).toBe(202);
+      const [, , requestSpanId, flags] = sent.headers.get('traceresponse')!.split('-');
+      expect(flags).toBe('00');
+      const [delivered] = await hooks.waitFor(1);
+      // Its own trace, sampled (the sampler starts every root trace), linked to the request's unsampled one.
+      const [, traceId, spanId] = String(delivered!.headers['traceparent']).split('-');
+      await untilExported(tracing, () => receiver.spans.some((span) => span.spanId === spanId), 'the test delivery span');
+      expect(receiver.spans.find((span) => span.traceId === traceId && span.spanId === spanId)).toMatchObject({
+        name: 'webhook delivery',
+        links: [{ traceId: callerTrace, spanId: requestSpanId }],
+      });
+      expect(receiver.trace(callerTrace)).toEqual([]);
+    } finally {
+      await call('DELETE', `/v1/webhook_endpoints/${(await server.prisma.webhookEndpoint.findFirstOrThrow()).id}`);
+      await hooks.close();
+    }
+  });
+});
+
 describe('what spans never carry', () => {
   it('holds no API key, webhook signing secret, customer name or email, nor any statement parameter', async () => {
     await tracing.flush();
