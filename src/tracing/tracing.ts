@@ -76,9 +76,10 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing |
 
 /**
  * Why tracing slows every request of this process, or null when it does not: OpenTelemetry keeps the
- * trace context in AsyncLocalStorage, which Node 24 (and Node 22 with
+ * trace context of sampled requests in AsyncLocalStorage, which Node 24 (and Node 22 with
  * --experimental-async-context-frame) carries in AsyncContextFrame at little cost, and older Nodes
- * on async hooks, which then slow every promise, sampled or not (BENCHMARKS.md: about 10 % of req/s).
+ * on async hooks, which once the first sampled request turns them on slow every promise, sampled or
+ * not (BENCHMARKS.md).
  */
 export function asyncContextCost(nodeVersion: string, nodeFlags: readonly string[]): string | null {
   const major = Number(nodeVersion.split('.')[0]);
@@ -86,7 +87,7 @@ export function asyncContextCost(nodeVersion: string, nodeFlags: readonly string
   if (framed) return null;
   const advice =
     major >= 22 ? 'start Node with --experimental-async-context-frame (NODE_OPTIONS), or use Node 24' : 'use Node 24, or Node 22 with --experimental-async-context-frame';
-  return `tracing on Node ${nodeVersion} keeps its context on async hooks, which slow every request by about 10 %, sampled or not: ${advice}`;
+  return `tracing on Node ${nodeVersion} keeps its trace context on async hooks, which slow every request once one is sampled: ${advice}`;
 }
 
 /** The flags this process was started with: its command line's and NODE_OPTIONS'. */

@@ -38,7 +38,7 @@ describe.skipIf(!postgresUrl || !redisUrl)('a trace across two server processes'
 
   it('warns at start, on a Node before 24 (no flag given here), that tracing slows every request', () => {
     const beforeNode24 = Number(process.versions.node.split('.')[0]) < 24;
-    expect(booking.startupOutput.includes('keeps its context on async hooks, which slow every request')).toBe(beforeNode24);
+    expect(booking.startupOutput.includes('keeps its trace context on async hooks, which slow every request')).toBe(beforeNode24);
   });
 
   it("links the delivery sent by one instance to the request that booked on the other, and sends the receiver the delivery's traceparent", async () => {

@@ -189,7 +189,7 @@ describe('tracing settings', () => {
 
   it('say when this Node makes tracing slow every request, and what to run instead', () => {
     expect(asyncContextCost('20.20.2', [])).toMatch(
-      /^tracing on Node 20\.20\.2 keeps its context on async hooks, .* use Node 24, or Node 22 with --experimental-async-context-frame$/,
+      /^tracing on Node 20\.20\.2 keeps its trace context on async hooks, which slow every request once one is sampled: use Node 24, or Node 22 with --experimental-async-context-frame$/,
     );
     expect(asyncContextCost('22.22.0', [])).toMatch(/start Node with --experimental-async-context-frame \(NODE_OPTIONS\), or use Node 24$/);
     expect(asyncContextCost('22.22.0', ['--experimental-async-context-frame'])).toBeNull();
