@@ -3,8 +3,8 @@
  * (b) one event, (c) one account's bookings), executed every time (never from the response cache),
  * over GraphQL and REST, on four servers of ours that differ only in their OTEL_* variables:
  * - off: no OTLP endpoint, as every server without one runs;
- * - 0 %: an endpoint and OTEL_TRACES_SAMPLER=always_off: every request runs in its trace's context,
- *   and nothing is sampled, so this is what the context alone costs;
+ * - 0 %: an endpoint and OTEL_TRACES_SAMPLER=always_off: nothing is sampled, so this is what tracing
+ *   costs each request it leaves out (an unrecorded server span, its `traceresponse`);
  * - 10 %: an endpoint and the default sampler (parent-based, 10 % of the traces a request starts);
  * - 100 %: an endpoint and OTEL_TRACES_SAMPLER=always_on.
  *
@@ -23,7 +23,8 @@
  * lands on all of them alike: req/s is the median over the rounds, and each x/off the median of the
  * ratios taken within each round. Server CPU ms/request is the child's CPU time over the requests it
  * answered in the rounds. BENCH_TRACING_CASES and BENCH_TRACING_READS pick reads, for a profile or a
- * quick look (e.g. `BENCH_TRACING_CASES="(b)" BENCH_TRACING_READS=GraphQL`).
+ * quick look (e.g. `BENCH_TRACING_CASES="(b)" BENCH_TRACING_READS=GraphQL`); BENCH_TRACING_SERVERS
+ * picks the servers compared with off (e.g. `10` or `0,10`): fewer servers, more rounds in the time.
  */
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -41,6 +42,8 @@ const secondsPerRound = Number(process.env['BENCH_TRACING_SECONDS'] ?? 8);
 if (!(secondsPerRound > 0)) throw new Error(`BENCH_TRACING_SECONDS must be a number of seconds above 0; it is "${process.env['BENCH_TRACING_SECONDS']}"`);
 /** BENCH_TRACING_CASES=<parts of cases' names, comma-separated> (e.g. "(b)"), BENCH_TRACING_READS=GraphQL or REST: only those reads. */
 const nameParts = (variable: string) => process.env[variable]?.split(',');
+/** BENCH_TRACING_SERVERS=<sampled percentages, comma-separated> (e.g. "10"): only those servers beside off. */
+const chosenServers = nameParts('BENCH_TRACING_SERVERS')?.map((part) => part.trim().replace(/\s*%$/, ''));
 const warmUpSeconds = 2;
 
 // ---------------------------------------------------------------- the receiver
@@ -112,14 +115,18 @@ interface Configuration {
   variables: Record<string, string>;
 }
 
-/** The servers' settings: one endpoint path each, so the receiver tells their spans apart. */
+/** The servers' settings: one endpoint path each, so the receiver tells their spans apart; off first, the reference. */
 function configurations(receiverUrl: string): Configuration[] {
-  return [
+  const all: Configuration[] = [
     { name: 'off', variables: {} },
     { name: '0 %', variables: { OTEL_EXPORTER_OTLP_ENDPOINT: `${receiverUrl}/sampled-0`, OTEL_TRACES_SAMPLER: 'always_off' } },
     { name: '10 %', variables: { OTEL_EXPORTER_OTLP_ENDPOINT: `${receiverUrl}/sampled-10` } },
     { name: '100 %', variables: { OTEL_EXPORTER_OTLP_ENDPOINT: `${receiverUrl}/sampled-100`, OTEL_TRACES_SAMPLER: 'always_on' } },
   ];
+  if (!chosenServers) return all;
+  const unknown = chosenServers.filter((part) => !all.some(({ name }) => name === `${part} %`));
+  if (unknown.length) throw new Error(`BENCH_TRACING_SERVERS names servers by their sampled percentage (0, 10, 100); "${unknown.join(', ')}" is none`);
+  return all.filter(({ name }) => name === 'off' || chosenServers.includes(name.replace(' %', '')));
 }
 
 interface Read {
@@ -231,7 +238,7 @@ async function main() {
   const { rows, spans } = await withScratchDatabase(postgresUrl, 'hallowgate_bench_tracing', (url) => measure(url, receiver)).finally(() => receiver.close());
   const loadAfter = loadavg()[0]!;
   console.log(
-    `\nThe cost of tracing: autocannon, ${connections} connections, ${rounds} rounds of ${secondsPerRound} s per server and read (off, 0 %, 10 %, 100 % in turn, each round starting with the next), after ${warmUpSeconds} s warm-up each; every server pools 10`,
+    `\nThe cost of tracing: autocannon, ${connections} connections, ${rounds} rounds of ${secondsPerRound} s per server and read (${spans.map(({ tracing }) => tracing).join(', ')} in turn, each round starting with the next), after ${warmUpSeconds} s warm-up each; every server pools 10`,
   );
   console.log('req/s and p99 are medians over the rounds; each x/off is the median of the ratios within each round');
   console.log(
