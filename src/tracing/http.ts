@@ -39,7 +39,7 @@ export function traceRequests(tracer: Tracer, handle: RequestHandler, routeOf: (
   return (request, response) => {
     const method = request.method ?? 'GET';
     const parent = contextFromHeaders(request.headers);
-    const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': tracedPath(request.url ?? '/') } }, parent);
+    const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
     const spanContext = trace.setSpan(parent, span);
     const traceParent = withTraceHeaders(spanContext, {})['traceparent'];
     if (traceParent) response.setHeader('traceresponse', traceParent);
@@ -47,6 +47,8 @@ export function traceRequests(tracer: Tracer, handle: RequestHandler, routeOf: (
     // runs outside the context: no seam under it (GraphQL phase, statement, command) looks for a span
     // to start one under. It is handed its trace for what names it later (the events it logs).
     if (!span.isRecording()) return handle(request, response, spanContext);
+    // The configured samplers decide by the trace alone, so the path is read only for a span that keeps it.
+    span.setAttribute('url.path', tracedPath(request.url ?? '/'));
     const ended = () => {
       const route = routeOf(response);
       if (route) {
