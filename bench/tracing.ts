@@ -124,9 +124,10 @@ function configurations(receiverUrl: string): Configuration[] {
     { name: '100 %', variables: { OTEL_EXPORTER_OTLP_ENDPOINT: `${receiverUrl}/sampled-100`, OTEL_TRACES_SAMPLER: 'always_on' } },
   ];
   if (!chosenServers) return all;
-  const unknown = chosenServers.filter((part) => !all.some(({ name }) => name === `${part} %`));
+  const chosenNames = chosenServers.map((part) => `${part} %`);
+  const unknown = chosenServers.filter((_part, index) => !all.some(({ name }) => name === chosenNames[index]));
   if (unknown.length) throw new Error(`BENCH_TRACING_SERVERS names servers by their sampled percentage (0, 10, 100); "${unknown.join(', ')}" is none`);
-  return all.filter(({ name }) => name === 'off' || chosenServers.includes(name.replace(' %', '')));
+  return all.filter(({ name }) => name === 'off' || chosenNames.includes(name));
 }
 
 interface Read {

@@ -152,11 +152,14 @@ export async function inSpan<T>(name: string, attributes: Attributes, work: () =
   });
 }
 
-/** The W3C traceparent of the span the caller runs in; null when tracing is off or there is none. */
-export function currentTraceParent(): string | null {
+/**
+ * The W3C traceparent of the span the caller runs in, or of `requestTrace` when given (a request run
+ * outside the context); null when tracing is off or there is none.
+ */
+export function currentTraceParent(requestTrace?: TraceContext): string | null {
   if (!active) return null;
   const carrier: Record<string, string> = {};
-  active.propagator.inject(context.active(), carrier, defaultTextMapSetter);
+  active.propagator.inject(requestTrace ?? context.active(), carrier, defaultTextMapSetter);
   return carrier['traceparent'] ?? null;
 }
 
@@ -164,7 +167,7 @@ export function currentTraceParent(): string | null {
  * Runs `work` within `requestTrace`, the trace of a request whose handler runs outside
  * OpenTelemetry's context (one the sampler left out, src/tracing/http.ts); as it is without one.
  * For the work of such a request that names its trace later or elsewhere: the event it logs (and so
- * its webhook deliveries), a test delivery it sends, a log line it writes.
+ * its webhook deliveries), a log line it writes.
  */
 export function withinRequestTrace<T>(requestTrace: TraceContext | undefined, work: () => T): T {
   return requestTrace ? context.with(requestTrace, work) : work();

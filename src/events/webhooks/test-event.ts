@@ -14,7 +14,7 @@ import { bookingEventPayload, type BookingEventDetails, type LogEventPayload } f
 import { findOwnEndpoint, requireScopeForEvents } from './endpoints.js';
 import { nextMessagePosition } from './fanout.js';
 import { attemptDelivery, attemptOptionsOf, leaseMarginMs, takeDeliveryTurn } from './worker.js';
-import { currentTraceParent, withinRequestTrace } from '../../tracing/tracing.js';
+import { currentTraceParent } from '../../tracing/tracing.js';
 
 const hourMs = 3_600_000;
 const dayMs = 24 * hourMs;
@@ -172,7 +172,7 @@ export async function sendTestEvent(context: Context, endpointId: string, rawInp
     payload: delivery.payload,
     attempt_count: 1,
     locked_until: delivery.lockedUntil!,
-    trace_parent: withinRequestTrace(context.requestTrace, currentTraceParent),
+    trace_parent: currentTraceParent(context.requestTrace),
   });
   return delivery;
 }
